@@ -1,0 +1,137 @@
+"""The public entry points the CLI and the UI call. Builds each seam once from Settings
+(or takes one injected, as tests do) and composes corpus → chunking → index → retrieval."""
+
+from __future__ import annotations
+
+import fcntl
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag.catalog import Catalog
+from rag.config import Settings
+from rag.corpus import load_papers
+from rag.errors import NoIndexError
+from rag.records import IngestReport, Paper
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
+    from rag.chunking import TokenCounter
+    from rag.index import ChunkPlan
+    from rag.retrieval import SearchResult
+    from rag.store import ChunkStore
+
+
+class Paperchat:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        embeddings: Embeddings | None = None,
+        model: str | None = None,
+        count_tokens: TokenCounter | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self._embeddings = embeddings
+        self._model = model
+        self._count_tokens = count_tokens
+        self._max_tokens = max_tokens
+
+    # -- seams, built lazily so that `paperchat papers` never loads a model -------------
+
+    @cached_property
+    def embeddings(self) -> Embeddings:
+        if self._embeddings is None:
+            from rag.embeddings import make_embeddings
+
+            self._embeddings = make_embeddings(self.settings)
+        return self._embeddings
+
+    @cached_property
+    def model(self) -> str:
+        if self._model is None:
+            from rag.embeddings import model_name
+
+            self._model = model_name(self.settings)
+        return self._model
+
+    @cached_property
+    def plan(self) -> ChunkPlan:
+        from rag.index import ChunkPlan
+
+        if self._count_tokens is None or self._max_tokens is None:
+            from rag.embeddings import make_token_counter
+
+            counter, window = make_token_counter(self.settings)
+            self._count_tokens = self._count_tokens or counter
+            self._max_tokens = self._max_tokens or window
+        return ChunkPlan(self._count_tokens, self._max_tokens, self.model)
+
+    def store(self, create: bool = False) -> ChunkStore:
+        from rag.store import make_store
+
+        if "_store" not in self.__dict__:
+            self.__dict__["_store"] = make_store(self.settings, self.embeddings, self.model, create=create)
+        store: ChunkStore = self.__dict__["_store"]
+        return store
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        return Catalog(self.settings.catalog_path)
+
+    def _existing_catalog(self) -> Catalog:
+        if not self.settings.catalog_path.exists():
+            raise NoIndexError(str(self.settings.data_dir))
+        return self.catalog
+
+    # -- operations ---------------------------------------------------------------------
+
+    def ingest(self, paths: Sequence[str | Path], *, prune: bool = False, progress: bool = False) -> IngestReport:
+        from rag.index import sync
+
+        loaded = load_papers(paths, self.settings.max_abstract_chars)
+        with self._ingest_lock():
+            return sync(
+                loaded,
+                self.store(create=True),
+                self.catalog,
+                self.plan,
+                batch_chunks=self.settings.ingest_batch_chunks,
+                prune=prune,
+                progress=progress,
+            )
+
+    def papers(self) -> list[Paper]:
+        return self._existing_catalog().papers()
+
+    def search(self, query: str, k: int | None = None, where: Mapping[str, Any] | None = None) -> SearchResult:
+        from rag.retrieval import search
+
+        catalog = self._existing_catalog()
+        return search(query, self.store(create=False), catalog, k or self.settings.top_k, where)
+
+    def status(self) -> dict[str, object]:
+        """What the app shows about itself; never a secret."""
+        papers = self.catalog.count() if self.settings.catalog_path.exists() else 0
+        return {
+            "data_dir": str(self.settings.data_dir),
+            "store": f"Chroma server {self.settings.chroma_url}" if self.settings.chroma_url else "Chroma (local)",
+            "embedding_model": self.model,
+            "papers": papers,
+        }
+
+    @contextmanager
+    def _ingest_lock(self) -> Iterator[None]:
+        # Two ingests at once (the CLI and an upload in the app) would each plan from the
+        # same catalogue and undo each other's removals; the second waits for the first.
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.settings.data_dir / "ingest.lock", "w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)

@@ -1,0 +1,107 @@
+"""The paper catalogue: what is indexed, as one SQLite file under the data directory.
+
+It is the commit record of an ingest. Chunks are written to the store first and a paper's
+row is committed after them, so a killed ingest leaves at worst chunks without a row, which
+the next ingest finds (`index.sync` compares the two) and writes again under the same ids.
+SQLite because a batch of rows must commit atomically; the standard library has it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rag.records import Paper
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS papers (
+    paper_id     TEXT PRIMARY KEY,
+    abstract_key TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    n_chunks     INTEGER NOT NULL,
+    record       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS papers_abstract_key ON papers(abstract_key);
+"""
+
+
+@dataclass(frozen=True)
+class Entry:
+    paper: Paper
+    content_hash: str  # of everything that goes into the paper's chunks and their metadata
+    n_chunks: int
+
+    def chunk_ids(self) -> list[str]:
+        return [f"{self.paper.paper_id}#{i}" for i in range(self.n_chunks)]
+
+
+class Catalog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def entries(self) -> dict[str, Entry]:
+        rows = self._db.execute("SELECT record, content_hash, n_chunks FROM papers ORDER BY rowid")
+        return {e.paper.paper_id: e for e in (Entry(paper_from_json(r), h, n) for r, h, n in rows)}
+
+    def papers(self) -> list[Paper]:
+        return [paper_from_json(r) for (r,) in self._db.execute("SELECT record FROM papers ORDER BY rowid")]
+
+    def get(self, paper_ids: Iterable[str]) -> dict[str, Paper]:
+        ids = list(dict.fromkeys(paper_ids))
+        found: dict[str, Paper] = {}
+        # SQLite caps bound parameters (999 on old builds); 500 a query stays under it.
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for (record,) in self._db.execute(f"SELECT record FROM papers WHERE paper_id IN ({marks})", part):
+                paper = paper_from_json(record)
+                found[paper.paper_id] = paper
+        return found
+
+    def count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
+
+    def chunk_count(self) -> int:
+        return int(self._db.execute("SELECT COALESCE(SUM(n_chunks), 0) FROM papers").fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[_Writer]:
+        """Everything written inside commits together, or not at all."""
+        with self._db:
+            yield _Writer(self._db)
+
+
+class _Writer:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def put(self, entries: Iterable[Entry]) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO papers (paper_id, abstract_key, content_hash, n_chunks, record) VALUES (?, ?, ?, ?, ?)",
+            [(e.paper.paper_id, e.paper.abstract_key, e.content_hash, e.n_chunks, paper_to_json(e.paper)) for e in entries],
+        )
+
+    def delete(self, paper_ids: Iterable[str]) -> None:
+        self._db.executemany("DELETE FROM papers WHERE paper_id = ?", [(i,) for i in paper_ids])
+
+
+def paper_to_json(paper: Paper) -> str:
+    return json.dumps(asdict(paper), ensure_ascii=False)
+
+
+def paper_from_json(text: str) -> Paper:
+    data = json.loads(text)
+    for key in ("sources", "authors", "keywords"):
+        data[key] = tuple(data.get(key, ()))
+    data["extra"] = tuple((k, v) for k, v in data.get("extra", ()))
+    return Paper(**data)

@@ -1,0 +1,119 @@
+"""`Paper` → `Chunk`s that fit the embedding model's window, cut on sentence boundaries.
+
+all-MiniLM-L6-v2 reads 256 word pieces and silently drops the rest. An abstract is about
+1,400 characters ≈ 300 word pieces, plus ~15 for the title in front, so most abstracts
+become two chunks; the second starts with the first one's last sentence (one sentence of
+overlap) so a claim that straddles the cut is still whole in one chunk.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+
+from rag.records import Chunk, Paper
+
+# Bump when the chunk texts would change for the same paper: the index then re-embeds.
+CHUNKER_VERSION = 1
+# [CLS] and [SEP] take two of the model's 256 positions.
+SPECIAL_TOKENS = 2
+# A title so long it leaves less than this for the body is cut short in the prefix instead.
+MIN_BODY_TOKENS = 96
+# Without a tokenizer (tests, fakes): English scientific prose runs ~1.3 word pieces a word.
+APPROX_PIECES_PER_WORD = 1.3
+
+TokenCounter = Callable[[Sequence[str]], list[int]]
+
+
+def approx_token_counts(texts: Sequence[str]) -> list[int]:
+    return [math.ceil(len(t.split()) * APPROX_PIECES_PER_WORD) for t in texts]
+
+
+# Hand-written because the library splitters either need a model download at run time
+# (nltk punkt, spaCy) or split on every period ("e.g.", "et al.", "3.5"), and this runs on
+# every abstract at ingest, where a per-abstract cost of milliseconds would add minutes.
+_ABBREVIATIONS = frozenset(
+    ["e.g", "i.e", "et", "al", "al", "etc", "vs", "cf", "fig", "figs", "eq", "eqs", "sec", "ref", "refs", "approx", "resp", "w.r.t", "no", "nos", "i.i.d", "dr", "prof"]
+)
+_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9])|[。！？]\s*")
+
+
+def split_sentences(text: str) -> list[str]:
+    sentences: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        end = match.end()
+        candidate = text[start:end].strip()
+        last_word = candidate.rstrip(".!?\"'”’)] ").rsplit(" ", 1)[-1].lower()
+        # "et al. Smith", "e.g. BERT", and initials like "J. Doe" are not sentence ends.
+        if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
+            continue
+        if candidate:
+            sentences.append(candidate)
+        start = end
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences
+
+
+def chunk_paper(paper: Paper, count_tokens: TokenCounter = approx_token_counts, max_tokens: int = 256) -> list[Chunk]:
+    prefix = paper.title.rstrip()
+    prefix += " " if prefix.endswith((".", "?", "!", ":")) else ". "
+    budget = max_tokens - SPECIAL_TOKENS - count_tokens([prefix])[0]
+    if budget < MIN_BODY_TOKENS:
+        prefix = " ".join(prefix.split()[: MIN_BODY_TOKENS // 4]) + ". "
+        budget = max_tokens - SPECIAL_TOKENS - count_tokens([prefix])[0]
+    pieces = _fit_sentences(split_sentences(paper.abstract), count_tokens, budget)
+    groups = _pack(pieces, budget)
+    return [
+        Chunk(
+            chunk_id=f"{paper.paper_id}#{index}",
+            paper_id=paper.paper_id,
+            index=index,
+            text=text,
+            embed_text=prefix + text,
+        )
+        for index, text in enumerate(" ".join(s for s, _ in group) for group in groups)
+    ]
+
+
+def chunk_papers(papers: Sequence[Paper], count_tokens: TokenCounter = approx_token_counts, max_tokens: int = 256) -> list[Chunk]:
+    return [chunk for paper in papers for chunk in chunk_paper(paper, count_tokens, max_tokens)]
+
+
+def _fit_sentences(sentences: list[str], count_tokens: TokenCounter, budget: int) -> list[tuple[str, int]]:
+    """(sentence, token count) pairs; a sentence longer than the budget is cut by words."""
+    fitted: list[tuple[str, int]] = []
+    for sentence, tokens in zip(sentences, count_tokens(sentences), strict=True):
+        if tokens <= budget:
+            fitted.append((sentence, tokens))
+            continue
+        words = sentence.split()
+        per_piece = max(1, int(len(words) * budget / tokens * 0.9))
+        parts = [" ".join(words[i : i + per_piece]) for i in range(0, len(words), per_piece)]
+        fitted.extend(zip(parts, count_tokens(parts), strict=True))
+    return fitted
+
+
+def _pack(pieces: list[tuple[str, int]], budget: int) -> list[list[tuple[str, int]]]:
+    """Greedy packing with one sentence of overlap between neighbouring chunks."""
+    groups: list[list[tuple[str, int]]] = []
+    current: list[tuple[str, int]] = []
+    used = 0
+    for piece in pieces:
+        if current and used + piece[1] > budget:
+            groups.append(current)
+            overlap = current[-1]
+            # Carry the last sentence over only if it was not alone (that would repeat a
+            # whole chunk) and it still leaves room for the new one.
+            if len(current) > 1 and overlap[1] + piece[1] <= budget:
+                current, used = [overlap], overlap[1]
+            else:
+                current, used = [], 0
+        current.append(piece)
+        used += piece[1]
+    if current:
+        groups.append(current)
+    return groups

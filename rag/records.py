@@ -1,0 +1,120 @@
+"""Frozen records that cross module borders.
+
+Every stage takes and returns these, never raw dicts or langchain `Document`s, so a
+stage can be read, tested and replaced on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper, after parsing, validation and de-duplication."""
+
+    paper_id: str
+    abstract: str
+    title: str
+    title_is_generated: bool
+    # Every file the abstract was read from (resolved paths), in first-seen order:
+    # the same abstract in two seed lists is one paper with two sources.
+    sources: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    url: str = ""
+    keywords: tuple[str, ...] = ()
+    venue: str = ""
+    year: int | None = None
+    # Further scalar fields a record carried (primary_area, status, ...): kept so that
+    # retrieval can filter on them without this class knowing every corpus's schema.
+    extra: tuple[tuple[str, str], ...] = ()
+    # sha256 prefix of the whitespace-normalised abstract: the de-duplication key.
+    abstract_key: str = ""
+
+    @property
+    def source(self) -> str:
+        return self.sources[0] if self.sources else ""
+
+    def metadata(self) -> dict[str, str | int]:
+        """Scalar fields a vector store can filter on (no lists, no None)."""
+        fields: dict[str, str | int] = {k: v for k, v in self.extra}
+        if self.venue:
+            fields["venue"] = self.venue
+        if self.year is not None:
+            fields["year"] = self.year
+        return fields
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of one abstract, sized to the embedding model's window."""
+
+    chunk_id: str  # f"{paper_id}#{index}": stable, so re-ingest upserts in place
+    paper_id: str
+    index: int
+    text: str  # the abstract's own sentences
+    embed_text: str  # `text` with the paper's title or label in front, what gets embedded
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    """A chunk the store returned for a query; score is higher-is-better."""
+
+    chunk_id: str
+    paper_id: str
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One paper in a ranked result list (the best of its chunks decides its score)."""
+
+    paper: Paper
+    score: float
+    matched_text: str = ""
+
+
+@dataclass(frozen=True)
+class IngestError:
+    """A problem with one input, reported and skipped; never fatal to the rest."""
+
+    path: str
+    message: str
+    line: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "message": self.message}
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    papers: tuple[Paper, ...]
+    errors: tuple[IngestError, ...]
+    # Files that were read successfully (even if some of their lines were bad): a
+    # re-ingest treats each as the whole truth about the papers it holds.
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    papers: int = 0
+    chunks: int = 0
+    embedded: int = 0  # texts sent to the embedding model in this run
+    errors: tuple[IngestError, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "papers": self.papers,
+            "chunks": self.chunks,
+            "embedded": self.embedded,
+            "errors": [e.to_json() for e in self.errors],
+        }

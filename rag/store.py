@@ -1,0 +1,140 @@
+"""The only importer of chromadb and langchain-chroma.
+
+A local persistent store under the data directory by default, or a Chroma server
+(`chroma run`) when `PAPERCHAT_CHROMA_URL` is set; both behind the same `ChunkStore`.
+Distances become higher-is-better scores here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from rag.errors import NoIndexError, StoreError
+from rag.records import Chunk, ChunkHit
+
+if TYPE_CHECKING:
+    from langchain_chroma import Chroma
+    from langchain_core.embeddings import Embeddings
+
+    from rag.config import Settings
+
+MODEL_KEY = "embedding_model"
+# Chroma pages `get` internally, but a single huge response from a server is slow to
+# decode; 5,000 ids a page keeps each response under ~200 KB.
+ID_PAGE_SIZE = 5000
+
+
+class ChunkStore:
+    """Chunks with their vectors; the seam is langchain's `Chroma` vector store."""
+
+    def __init__(self, chroma: Chroma, description: str) -> None:
+        self._chroma = chroma
+        self.description = description
+
+    @property
+    def embeddings(self) -> Embeddings:
+        embeddings = self._chroma.embeddings
+        assert embeddings is not None, "ChunkStore is always built with an embedding function"
+        return embeddings
+
+    def upsert(self, chunks: Sequence[Chunk], metadata: Mapping[str, Mapping[str, str | int]]) -> None:
+        """Embed and write chunks. Ids are stable, so writing a chunk twice leaves one copy."""
+        if not chunks:
+            return
+        self._chroma.add_texts(
+            texts=[c.embed_text for c in chunks],
+            metadatas=[{**metadata.get(c.paper_id, {}), "paper_id": c.paper_id, "chunk": c.index} for c in chunks],
+            ids=[c.chunk_id for c in chunks],
+        )
+
+    def delete(self, chunk_ids: Iterable[str]) -> None:
+        ids = list(chunk_ids)
+        for start in range(0, len(ids), ID_PAGE_SIZE):
+            self._chroma.delete(ids=ids[start : start + ID_PAGE_SIZE])
+
+    def chunk_ids(self) -> set[str]:
+        ids: set[str] = set()
+        offset = 0
+        while True:
+            page = self._chroma.get(include=[], limit=ID_PAGE_SIZE, offset=offset)["ids"]
+            ids.update(page)
+            if len(page) < ID_PAGE_SIZE:
+                return ids
+            offset += ID_PAGE_SIZE
+
+    def count(self) -> int:
+        return int(self._chroma._collection.count())
+
+    def search_by_vector(self, vector: Sequence[float], k: int, where: Mapping[str, Any] | None = None) -> list[ChunkHit]:
+        k = min(k, self.count())
+        if k <= 0:
+            return []
+        pairs = self._chroma.similarity_search_by_vector_with_relevance_scores(
+            list(vector), k=k, filter=dict(where) if where else None
+        )
+        # The collection uses cosine distance on normalised vectors: distance = 1 - cosine,
+        # so 1 - distance is the cosine similarity, in [-1, 1], higher is better.
+        return [
+            ChunkHit(
+                chunk_id=str(doc.id),
+                paper_id=str(doc.metadata.get("paper_id", "")),
+                text=doc.page_content,
+                score=1.0 - float(distance),
+            )
+            for doc, distance in pairs
+        ]
+
+
+def make_store(settings: Settings, embeddings: Embeddings, model: str, create: bool = True) -> ChunkStore:
+    """Build the store from settings. `create=False` (search, papers) fails with the fix when no index exists."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+    from chromadb.errors import NotFoundError
+    from langchain_chroma import Chroma
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_url:
+        url = urlparse(settings.chroma_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise StoreError(f"PAPERCHAT_CHROMA_URL={settings.chroma_url!r} is not a URL like http://127.0.0.1:8000.")
+        description = f"Chroma server {settings.chroma_url} (collection {settings.collection})"
+        try:
+            client: Any = chromadb.HttpClient(
+                host=url.hostname,
+                port=url.port or (443 if url.scheme == "https" else 8000),
+                ssl=url.scheme == "https",
+                settings=chroma_settings,
+            )
+            client.heartbeat()
+        except Exception as exc:  # chromadb raises several types for "not reachable"
+            raise StoreError(
+                f"Cannot reach the Chroma server at {settings.chroma_url} ({type(exc).__name__}). "
+                "Start it with `chroma run --path DIR --port PORT`, or unset PAPERCHAT_CHROMA_URL to use the local store."
+            ) from exc
+    else:
+        path = settings.chroma_dir
+        if not create and not path.exists():
+            raise NoIndexError(str(settings.data_dir))
+        path.mkdir(parents=True, exist_ok=True)
+        description = f"Chroma at {path} (collection {settings.collection})"
+        client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+
+    try:
+        collection = client.get_collection(settings.collection)
+    except (NotFoundError, ValueError) as exc:
+        if not create:
+            raise NoIndexError(str(settings.data_dir)) from exc
+        collection = client.create_collection(
+            settings.collection, metadata={MODEL_KEY: model}, configuration={"hnsw": {"space": "cosine"}}
+        )
+    built_with = (collection.metadata or {}).get(MODEL_KEY)
+    if built_with != model:
+        raise StoreError(
+            f"The index in {description} was built with the embedding model {built_with!r}, "
+            f"but {model!r} is configured. Set PAPERCHAT_EMBEDDING_MODEL back, or use a new "
+            "PAPERCHAT_COLLECTION (or a new PAPERCHAT_DATA_DIR) and ingest again."
+        )
+    chroma = Chroma(client=client, collection_name=settings.collection, embedding_function=embeddings)
+    return ChunkStore(chroma, description)

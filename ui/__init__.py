@@ -1,0 +1,1 @@
+"""The Gradio app over `rag`'s public API."""
