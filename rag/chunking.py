@@ -34,9 +34,9 @@ def approx_token_counts(texts: Sequence[str]) -> list[int]:
 # (nltk punkt, spaCy) or split on every period ("e.g.", "et al.", "3.5"), and this runs on
 # every abstract at ingest, where a per-abstract cost of milliseconds would add minutes.
 _ABBREVIATIONS = frozenset(
-    ["e.g", "i.e", "et", "al", "al", "etc", "vs", "cf", "fig", "figs", "eq", "eqs", "sec", "ref", "refs", "approx", "resp", "w.r.t", "no", "nos", "i.i.d", "dr", "prof"]
+    ["e.g", "i.e", "et", "al", "etc", "vs", "cf", "fig", "figs", "eq", "eqs", "sec", "ref", "refs", "approx", "resp", "w.r.t", "no", "nos", "i.i.d", "dr", "prof"]
 )
-_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9])|[。！？]\s*")
+_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9\u4e00-\u9fff])|[。！？]\s*")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -45,7 +45,7 @@ def split_sentences(text: str) -> list[str]:
     for match in _BOUNDARY.finditer(text):
         end = match.end()
         candidate = text[start:end].strip()
-        last_word = candidate.rstrip(".!?\"'”’)] ").rsplit(" ", 1)[-1].lower()
+        last_word = candidate.rstrip(".!?\"'”’)] ").rsplit(" ", 1)[-1].lstrip("([{\"'“‘").lower()
         # "et al. Smith", "e.g. BERT", and initials like "J. Doe" are not sentence ends.
         if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
             continue

@@ -90,14 +90,18 @@ def load_papers(paths: Sequence[str | Path], max_abstract_chars: int = 20_000) -
         text = _read_text(path, errors)
         if text is None:
             continue
-        files.append(str(path))
-        for item in _parse(path, text, errors):
+        errors_before = len(errors)
+        for item in _parse(path, text):
             if isinstance(item, IngestError):
                 errors.append(item)
             elif (problem := _check_abstract(item.abstract, max_abstract_chars)) is not None:
                 errors.append(IngestError(item.path, problem, item.line))
             else:
                 records.append(item)
+        # Only a file read without a single error may later remove papers that are no longer
+        # in it: a broken edit to line 5 must not delete paper 5 from the index.
+        if len(errors) == errors_before:
+            files.append(str(path))
     papers = merge_records(records, errors)
     return LoadResult(papers=tuple(papers), errors=tuple(errors), files=tuple(files))
 
@@ -155,7 +159,7 @@ def _read_text(path: Path, errors: list[IngestError]) -> str | None:
     return text
 
 
-def _parse(path: Path, text: str, errors: list[IngestError]) -> Iterable[_Record | IngestError]:
+def _parse(path: Path, text: str) -> Iterable[_Record | IngestError]:
     suffix = path.suffix.lower()
     if suffix == ".txt":
         return _parse_seed_list(path, text)

@@ -98,9 +98,11 @@ GREEK = {
     "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "psi": "ψ", "omega": "ω",
 }
 
+# Adverbs between subject and verb: "we then propose", "we further introduce".
+_ADVERBS = r"(?:(?:\w+ly|then|also|further|first|finally|now|thus|therefore|here)\s+)*"
 _INTRO_VERB = (
     r"(?:propose|introduce|present|develop|design|build|release|construct|curate"
-    r"|create|contribute|offer|unveil|establish|devise|formulate)(?:s|d|ed)?"
+    r"|create|contribute|offer|unveil|establish|devise|formulate)(?:s|d|ed|ing)?"
 )
 # Papers that build several named things ("we construct dataset D ... we
 # develop model M ... we propose framework F") headline the one they propose.
@@ -113,11 +115,13 @@ _INTRO_DIRECT_RE = re.compile(r"\b(" + _INTRO_VERB + r")\s+(?:(?:the|our)\s+)?[\
 _INTRO_LOOSE_RE = re.compile(
     r"\b(" + _INTRO_VERB + r")\s+"
     r"(?:(?!(?:of|for|on|in|with|to|from|by|via|and|or|using|over|across|under|into|at|between)\b)"
-    r"[\w-]+,?\s+){1,6}$"
+    r"(?:[\w-]+|\([^()]*\)),?\s+){1,6}$"
 )
 # The introducing verb must have the authors as subject; "Smith et al.
 # introduced X" names prior work, not this paper's contribution.
 _OWN_WORK_RE = re.compile(r"\b(?:we|our|us|here|this\s+(?:paper|work|study|article))\b", re.IGNORECASE)
+# "we propose a method ... Full Name (ACR)", but not "the recently proposed".
+_INTRO_ELSEWHERE_RE = re.compile(r"\b(?:we|this\s+(?:paper|work))\s+" + _ADVERBS + _INTRO_VERB + r"\b", re.IGNORECASE)
 _NAMING_RE = re.compile(
     r"(?:\b(?:called|named|dubbed|termed|coined|namely|denoted(?:\s+by)?|referred\s+to|abbreviated)(?:\s+as)?"
     r"|\bwe\s+(?:call|name|term|dub|coin)(?:\s+(?:it|this|them|these|our\s+[\w-]+))?(?:\s+as)?"
@@ -132,17 +136,31 @@ _APPOSITIVE_RE = re.compile(
     r"^\s*(?:\([^()]*\)\s*)?[,:—]\s*(?:which\s+is\s+)?(?:a|an|the|our|two|three|both)\b"
 )
 _WHICH_RE = re.compile(r"^\s*(?:\([^()]*\)\s*)?,\s*(?:which|that)\b")
-_IS_A_RE = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:is|as)\s+(?:a|an|the)\b")
+_IS_A_RE = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:is|as)\s+(?:\w+ly\s+)?(?:a|an|the)\b")
 _SUBJECT_POSITION_RE = re.compile(r"(?:^|\b(?:the|our|The|Our)\s+)$")
 _FULL_EXPANSION_AFTER_RE = re.compile(r"^\s*\([A-Z][^()]*\s[^()]*\)")
 _CONTRIBUTION_RE = re.compile(
-    r"\bwe\s+(?:\w+ly\s+)?(?:propose|introduce|present)\b|\bthis\s+(?:paper|work|study)\b|\bin\s+this\s+work\b",
+    r"\bwe\s+" + _ADVERBS + r"(?:propose|introduce|present)\b|"
+    r"\bthis\s+(?:paper|work|study)\b|\bin\s+this\s+work\b",
+    re.IGNORECASE,
+)
+# Papers without a "we propose" sentence still say what they do ("we show",
+# "we study"); that beats the first sentence, which is usually background.
+_FINDING_RE = re.compile(
+    r"\bwe\s+" + _ADVERBS + r"(?:study|investigate|analy[sz]e|show|prove|develop|design|provide|establish"
+    r"|demonstrate|identify|derive|examine|explore|formali[sz]e|characteri[sz]e|revisit|address|develop)\b",
+    re.IGNORECASE,
+)
+# "we address this gap by providing ...": the object is filler, the means is the gist.
+_FILLER_OBJECT_RE = re.compile(
+    r"^(?:this|these|the|such)\s+(?:\w+\s+){0,2}?(?:gaps?|issues?|problems?|challenges?|questions?"
+    r"|limitations?|shortcomings?|study|work|paper)\s+(?:by|through|via|with)\s+",
     re.IGNORECASE,
 )
 # Everything up to the contribution verb is framing ("In this paper, we
 # propose"); the gist starts after it.
 _CONTRIBUTION_PREFIX_RE = re.compile(
-    r"^.*?\b(?:we|this\s+(?:paper|work|study))\s+(?:\w+ly\s+)?\w+\s+"
+    r"^.*?\b(?:we|this\s+(?:paper|work|study))\s+" + _ADVERBS + r"\w+[\s,]+"
     r"(?:(?:that|how|whether|what|why|when)\s+)?",
     re.IGNORECASE,
 )
@@ -151,10 +169,23 @@ _CONTRIBUTION_PREFIX_RE = re.compile(
 _TOKEN_RE = re.compile(r"[^\W_](?:\w|-(?=[^\W_])|\.(?=\d))*")
 _PREPOSITION_BEFORE_RE = re.compile(r"\b(?:for|of|in|on|to|from|with|under|about)\s*$", re.IGNORECASE)
 _NAMED_BOUNDARY_RE = re.compile(
-    r",(?!\d)|;|:| — |\s(?:that|which|where|whereby|while|whose|to|for|by|using|and\s+(?:achieves|show|demonstrate)s?)\s"
+    r",(?!\d)|;|:| — |\s(?:that|which|where|whereby|while|whose|to|for|by|using|and\s+(?:achieve|show|demonstrate|find|reveal|provide|propose|introduce)s?)\s"
 )
 # Without a name, "for"/"to" usually carry the topic, so cut only at clauses.
-_FALLBACK_BOUNDARY_RE = re.compile(r",(?!\d)|;|:| — |\s(?:that|which|where|whereby|while|whose)\s")
+_FALLBACK_BOUNDARY_RE = re.compile(
+    r",(?!\d)|;|:| — |\s(?:that|which|where|whereby|while|whose"
+    r"|and\s+(?:achieve|show|demonstrate|find|reveal|provide|propose|introduce)s?)\s"
+)
+# "we propose a novel NAB method that ...": a coined token followed by one of
+# these nouns and then a clause is the name of the method; followed by other
+# words ("optimal transport (OT) problems") it is a topic used as a modifier.
+_NAME_HEAD_NOUN_RE = re.compile(
+    r"^\s+(?:method|framework|model|approach|algorithm|benchmark|dataset|architecture|module|mechanism"
+    r"|strategy|technique|system|pipeline|paradigm|agent|network|metric|suite|library|toolkit|engine"
+    r"|platform|protocol|family|series|loss|layer|attack|scheme|solver|optimizer|policy)s?"
+    r"(?=\s*(?:$|[,.;:(—]|\s(?:that|which|to|for|with|based|designed|tailored|where|whose|consisting)\b))"
+)
+_CLAUSE_AFTER_RE = re.compile(r"^\s+(?:that|which|is|was|to|for|with)\b")
 _QUOTES = "\"“”'‘’"
 
 
@@ -192,11 +223,12 @@ def _clean(text: str) -> str:
             r"\1",
             text,
         )
-    text = re.sub(r"\$\$?([^$]*)\$\$?", _unwrap_math, text)
+    # Inline math only: "$\textbf{DA}$$^{2}$" is two adjacent formulas, not display math.
+    text = re.sub(r"\$([^$]*)\$", _unwrap_math, text)
     text = re.sub(r"\\[A-Za-z]+\*?", "", text)
     text = re.sub(r"[$\\{}`]", "", text)
     text = text.replace("**", "").replace("__", "")
-    text = re.sub(r"(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)", "", text)
+    text = re.sub(r"(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)", "", text)
     text = re.sub(r"(?<=\w)–(?=\w)", "-", text)  # en dash used as a hyphen
     text = re.sub(r"\s*(?:---|--|—|–)\s*", " — ", text)
     text = re.sub(r"\s+", " ", text)
@@ -237,12 +269,11 @@ def _part_is_coined(part: str) -> bool:
         return False
     uppers = sum(c.isupper() for c in letters)
     if any(c.isdigit() for c in part):
-        return uppers >= 1 or not part.isascii()  # "WinT3R", "T1", "π3"
+        # "WinT3R", "T1", "π3", "sleep2vec"
+        return uppers >= 1 or not part.isascii() or bool(re.search(r"[a-z]\d+[a-z]", part))
     if len(letters) < 2:
         return False
-    # Lower-case starts need two capitals: "iDSA" is a name, "rEasoning" is
-    # an emphasised word.
-    return uppers == len(letters) or uppers >= 2
+    return uppers == len(letters) or uppers >= 2 or (part[0].islower() and uppers >= 1)
 
 
 def _is_coined(token: str) -> bool:
@@ -266,26 +297,38 @@ def _is_plain_capitalised(token: str) -> bool:
     return (
         token[:1].isupper()
         and len(token) > 2
-        and all(p.isalpha() and (len(p) == 1 or p.islower() or p[1:].islower()) for p in parts)
+        and all(
+            p.isalpha() and (len(p) == 1 or p.islower() or p[1:].islower() or _is_generic(p)) for p in parts
+        )
     )
 
 
-def _initials(words: list[str]) -> str:
-    """First letter of every word part plus inner capitals, upper-cased."""
-    letters = []
-    for word in words:
-        for part in word.split("-"):
-            if part:
-                letters.append(part[0])
-                letters.extend(c for c in part[1:] if c.isupper())
-    return "".join(letters).upper()
+def _is_lowercase_compound(token: str) -> bool:
+    """"self-study": a name only when the authors plainly introduce it as one."""
+    parts = token.split("-")
+    return len(parts) > 1 and all(p.isalpha() and p.islower() for p in parts)
 
 
 def _explains(words: list[str], acronym: str) -> bool:
-    """Are the acronym's capitals, in order, drawn from the words' initials?"""
-    initials = iter(_initials(words))
-    capitals = [c for c in acronym if c.isupper()]
-    return bool(capitals) and all(c in initials for c in capitals)
+    """Can the acronym's letters be read, in order, out of the words?
+
+    The Schwartz-Hearst test for abbreviation definitions: letters may come
+    from inside words ("DISCO" from "Diversifying Sample Condensation"), but
+    the first one must start a word.
+    """
+    letters = [c.lower() for c in acronym if c.isalpha()]
+    long_form = " ".join(words).lower()
+    position = len(long_form) - 1
+    for index in range(len(letters) - 1, -1, -1):
+        while position >= 0 and (
+            long_form[position] != letters[index]
+            or (index == 0 and position > 0 and long_form[position - 1].isalnum())
+        ):
+            position -= 1
+        if position < 0:
+            return False
+        position -= 1
+    return bool(letters)
 
 
 def _expansion_before(prefix: str, acronym: str) -> str:
@@ -339,13 +382,14 @@ def _acronym_definition_score(prefix: str, acronym: str, after: str) -> int:
     if not expansion:
         return 0
     head = prefix.rstrip()[: -len(expansion)]
-    if _PREPOSITION_BEFORE_RE.search(head):
+    if _PREPOSITION_BEFORE_RE.search(head) or _is_modifier(after):
+        # "methods for optimal transport (OT)", "optimal transport (OT) problems"
         return TOPIC_ACRONYM_SCORE
     bonus = _introduction_bonus("", after)
     if _NAMING_RE.search(head):
         return NAMING_SCORE + bonus
     strength = _intro_strength(head)
-    if not strength and _OWN_WORK_RE.search(head) and re.search(r"\b" + _INTRO_VERB + r"\b", head, re.IGNORECASE):
+    if not strength and _INTRO_ELSEWHERE_RE.search(head):
         strength = INTRO_ELSEWHERE_SCORE
     return (strength or BARE_ACRONYM_SCORE) + bonus
 
@@ -360,24 +404,44 @@ def _plain_word_score(before: str, after: str) -> int:
         return 0
     if _NAMING_RE.search(before):
         return NAMING_SCORE
+    if not re.match(r"^\s*[,(:—]", after):
+        return 0
     direct = _INTRO_DIRECT_RE.search(before)
-    if direct and _OWN_WORK_RE.search(before[: direct.start()]) and re.match(r"^\s*[,(:—]", after):
+    if direct and _OWN_WORK_RE.search(before[: direct.start()]):
         return HEADLINE_INTRO_SCORE + _introduction_bonus(before, after)
+    if before.endswith(", ") and _intro_strength(before) == LOOSE_INTRO_SCORE:
+        return LOOSE_INTRO_SCORE + _introduction_bonus(before, after)  # "a novel module, Mod-Adapter,"
     return 0
+
+
+def _is_modifier(after: str) -> bool:
+    """Is the mention used attributively ("OT problems") rather than as a head noun?"""
+    return bool(re.match(r"^\s+[a-z]", after)) and not (
+        _CLAUSE_AFTER_RE.match(after) or _NAME_HEAD_NOUN_RE.match(after)
+    )
 
 
 def _occurrence_score(sentence: str, start: int, end: int, token: str) -> int:
     """Evidence that this mention introduces the token as the paper's name."""
     before, after = sentence[:start], sentence[end:]
+    if after.startswith("("):
+        return 0  # "SE(3)", "O(n)": notation, not a name
     if before.rstrip().endswith("(") and after.startswith(")"):
         return _acronym_definition_score(before.rstrip()[:-1], token, after[1:])
     if _is_plain_capitalised(token):
         return _plain_word_score(before, after)
+    if _is_lowercase_compound(token):
+        # "we propose self-study, a ...": weak, a coined acronym elsewhere wins.
+        return MIN_NAME_SCORE if _plain_word_score(before, after) else 0
     if not _is_coined(token):
         return 0
     if _NAMING_RE.search(before):
         return NAMING_SCORE + _introduction_bonus(before, after)
-    return _intro_strength(before) + _introduction_bonus(before, after)
+    strength = _intro_strength(before)
+    if strength == LOOSE_INTRO_SCORE and _is_modifier(after):
+        # "we present a 3D CAD model dataset": CAD modifies the noun, it is not the name.
+        strength = 0
+    return strength + _introduction_bonus(before, after)
 
 
 def _first_own_work_index(sentences: list[str]) -> int:
@@ -396,13 +460,24 @@ def _find_name(sentences: list[str], text: str) -> _Name | None:
     """Pick the mention with the strongest evidence of naming the paper's contribution."""
     best: tuple[int, int, _Name] | None = None
     order = 0
-    for sentence in sentences[_first_own_work_index(sentences) :]:
+    own_work_start = _first_own_work_index(sentences)
+    background = " ".join(sentences[:own_work_start])
+    for index, sentence in enumerate(sentences):
         for match in _TOKEN_RE.finditer(sentence):
             token = match.group(0)
             score = _occurrence_score(sentence, match.start(), match.end(), token)
             if score <= 0:
                 continue
-            if score >= MIN_FREQUENCY_SUPPORTED_SCORE:
+            # Background sentences define prior work, except for the
+            # self-description "The X is the first ...".
+            self_description = match.start() == 4 and sentence.startswith("The ")
+            if index < own_work_start and not self_description:
+                continue
+            # A token the background already used ("PTQ") is an existing
+            # concept; only an explicit naming makes it the paper's own.
+            if score < NAMING_SCORE and not self_description and _count_mentions(token, background):
+                continue
+            if score >= MIN_FREQUENCY_SUPPORTED_SCORE and not _is_lowercase_compound(token):
                 score += min(_count_mentions(token, text) - 1, MAX_FREQUENCY_BONUS)
             order -= 1  # on ties the earlier mention wins: the main contribution comes first
             if score >= MIN_NAME_SCORE and (best is None or (score, order) > best[:2]):
@@ -484,12 +559,21 @@ def _description_candidates(name: _Name, sentences: list[str]) -> list[str]:
     # "we introduce a novel metric for ..., called X": the description precedes.
     before = name.sentence[: name.start]
     naming = _NAMING_RE.search(before)
-    intro = re.search(r"\b" + _INTRO_VERB + r"\s+(.*)$", before[: naming.start()] if naming else before, re.IGNORECASE)
+    described = before[: naming.start()] if naming else before
+    intro = re.search(r"\b" + _INTRO_VERB + r"\s+(.*)$", described, re.IGNORECASE)
     if intro:
         candidates.append(intro.group(1))
+    elif naming:
+        # "to pretrain a 3.8B-parameter SpeechLM, called X": the noun phrase.
+        noun_phrase = re.search(r"\b(?:an?|the)\s+([^,;]*?),?\s*$", described, re.IGNORECASE)
+        if noun_phrase:
+            candidates.append(noun_phrase.group(1))
     candidates.extend(m.group(1) for m in map(appositive.search, sentences) if m)
     rest = re.sub(r"^\s*(?:\([^()]*\))?[\s,:—]*(?:that|which|to|for)?\s*", "", name.sentence[name.end :])
     candidates.append(rest)
+    # Last resort, "X combines a ... setting": what the name does, as its subject.
+    subject = re.compile(r"^(?:The\s+|Our\s+)?" + re.escape(name.text) + r"\s+(?!is\b|was\b)([a-z].*)")
+    candidates.extend(m.group(1) for m in map(subject.match, sentences) if m)
     return candidates
 
 
@@ -508,13 +592,14 @@ def _named_gist(name: _Name, sentences: list[str], text: str, max_words: int) ->
 
 
 def _fallback_gist(sentences: list[str], max_words: int) -> str:
-    """Gist of the contribution sentence, else of the first sentence."""
-    for sentence in sentences:
-        if _CONTRIBUTION_RE.search(sentence):
-            gist = _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1)
-            cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE)
-            if len(cut.split()) >= 3:
-                return cut
+    """Gist of the contribution sentence, else of a finding sentence, else of the first."""
+    for pattern in (_CONTRIBUTION_RE, _FINDING_RE):
+        for sentence in sentences:
+            if pattern.search(sentence):
+                gist = _FILLER_OBJECT_RE.sub("", _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1), count=1)
+                cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE)
+                if len(cut.split()) >= 3:
+                    return cut
     for sentence in sentences:
         cut = _cut_phrase(sentence, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE)
         if cut:

@@ -91,8 +91,8 @@ class IngestError:
 class LoadResult:
     papers: tuple[Paper, ...]
     errors: tuple[IngestError, ...]
-    # Files that were read successfully (even if some of their lines were bad): a
-    # re-ingest treats each as the whole truth about the papers it holds.
+    # Files read without any error: a re-ingest treats each as the whole truth about the
+    # papers it holds (a paper no longer in it loses it as a source).
     files: tuple[str, ...] = ()
 
 

@@ -1,0 +1,103 @@
+"""Ingest throughput: the whole pipeline against sentence-transformers `encode` alone.
+
+    .venv/bin/python bench/ingest.py [--papers ../shared/data/iclr2026/papers.jsonl] [--shards 8] [--limit N]
+
+The corpus is split into shards (temporary files, deleted afterwards); for each shard the
+baseline (`SentenceTransformer.encode` on exactly the chunk texts the pipeline will embed,
+same batch size, same process) and then `Paperchat.ingest` of that shard are timed back to
+back, so a load on the machine that comes and goes hits both sides alike. Then the whole
+corpus is ingested again unchanged. Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rag.api import Paperchat  # noqa: E402
+from rag.chunking import chunk_papers  # noqa: E402
+from rag.config import Settings  # noqa: E402
+from rag.corpus import load_papers  # noqa: E402
+from rag.embeddings import resolve_model_dir  # noqa: E402
+
+DEFAULT_PAPERS = ROOT.parent / "shared" / "data" / "iclr2026" / "papers.jsonl"
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--papers", type=Path, default=DEFAULT_PAPERS)
+    parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--limit", type=int, default=0, help="only the first N records (a quick check)")
+    args = parser.parse_args()
+
+    lines = [line for line in args.papers.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.limit:
+        lines = lines[: args.limit]
+    with tempfile.TemporaryDirectory(prefix="paperchat-bench-") as tmp:
+        shard_paths = []
+        per_shard = -(-len(lines) // args.shards)
+        for i in range(args.shards):
+            path = Path(tmp) / f"shard{i:02d}.jsonl"
+            path.write_text("\n".join(lines[i * per_shard : (i + 1) * per_shard]) + "\n", encoding="utf-8")
+            shard_paths.append(path)
+
+        settings = Settings(data_dir=Path(tmp) / "data")
+        api = Paperchat(settings)
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(str(resolve_model_dir(settings.embedding_model)), device=settings.embedding_device)
+        # Warm both paths once (model load, first-call allocations) outside the timings.
+        model.encode(["warm up"], batch_size=settings.embedding_batch_size)
+        api.embeddings.embed_query("warm up")
+        rss_loaded = peak_rss_mb()
+
+        base_s = pipe_s = 0.0
+        n_chunks = 0
+        for path in shard_paths:
+            loaded = load_papers([path])
+            texts = [c.embed_text for c in chunk_papers(loaded.papers, api.plan.count_tokens, api.plan.max_tokens)]
+            started = time.perf_counter()
+            model.encode(texts, batch_size=settings.embedding_batch_size, normalize_embeddings=True)
+            base_s += time.perf_counter() - started
+            started = time.perf_counter()
+            report = api.ingest([path])
+            pipe_s += time.perf_counter() - started
+            assert report.embedded == len(texts), (report.embedded, len(texts))
+            n_chunks += len(texts)
+            print(f"shard {path.name}: {len(texts)} chunks, baseline {base_s:.0f} s, pipeline {pipe_s:.0f} s so far", file=sys.stderr)
+
+        started = time.perf_counter()
+        again = api.ingest(shard_paths)
+        reingest_s = time.perf_counter() - started
+
+    rows = [
+        ("papers", f"{again.papers:,}"),
+        ("chunks", f"{n_chunks:,}"),
+        ("encode alone (sentence-transformers)", f"{n_chunks / base_s:.1f} chunks/s ({base_s:.0f} s)"),
+        ("paperchat ingest (parse, chunk, embed, Chroma, catalogue)", f"{n_chunks / pipe_s:.1f} chunks/s ({pipe_s:.0f} s)"),
+        ("ratio pipeline / encode (target >= 0.85)", f"{base_s / pipe_s:.3f}"),
+        ("re-ingest unchanged: seconds", f"{reingest_s:.2f}"),
+        ("re-ingest unchanged: texts embedded (target 0)", f"{again.embedded}"),
+        ("peak RSS after model load", f"{rss_loaded:.0f} MB"),
+        ("peak RSS of the whole run", f"{peak_rss_mb():.0f} MB"),
+    ]
+    print("| measure | value |\n|---|---|")
+    for name, value in rows:
+        print(f"| {name} | {value} |")
+    print(json.dumps({"chunks": n_chunks, "baseline_s": base_s, "pipeline_s": pipe_s, "reingest_s": reingest_s}), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""Fakes written once and shared by the tests (no mocks)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+
+from langchain_core.embeddings import Embeddings
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+class HashingEmbeddings(Embeddings):
+    """Bag of words hashed into a fixed number of buckets, L2-normalised.
+
+    Texts that share words get a higher cosine similarity, so retrieval tests mean
+    something, and it needs no model. Counts every text it embeds, so tests can assert
+    that an unchanged re-ingest embeds nothing.
+    """
+
+    def __init__(self, dimensions: int = 512, fail_after: int | None = None) -> None:
+        self.dimensions = dimensions
+        self.embedded = 0
+        # Raise after this many documents: simulates an ingest killed half-way.
+        self.fail_after = fail_after
+
+    def _vector(self, text: str) -> list[float]:
+        vector = [0.0] * self.dimensions
+        for word in _WORD.findall(text.lower()):
+            bucket = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "little")
+            vector[bucket % self.dimensions] += 1.0
+        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+        return [v / norm for v in vector]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if self.fail_after is not None and self.embedded + len(texts) > self.fail_after:
+            raise KeyboardInterrupt("simulated kill during ingest")
+        self.embedded += len(texts)
+        return [self._vector(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vector(text)

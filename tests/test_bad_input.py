@@ -1,0 +1,116 @@
+"""Every kind of bad input is reported with its path (and line), the rest is ingested, and
+nothing already in the index is lost."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rag.api import Paperchat
+from rag.records import IngestReport
+from tests.conftest import write_jsonl
+
+GOOD_ABSTRACT = "We introduce QuillNet, a model that writes poems about graphs. QuillNet beats three baselines on 40 graph datasets."
+OTHER_ABSTRACT = "We study how transformers count. Counting emerges after 10,000 steps in models with at least two layers of attention."
+
+
+def good_file(folder: Path) -> Path:
+    return write_jsonl(folder / "good.jsonl", [{"id": "GOOD1", "title": "QuillNet", "abstract": GOOD_ABSTRACT}])
+
+
+def _empty(folder: Path) -> tuple[Path, int | None, str]:
+    path = folder / "empty.txt"
+    path.write_text("", encoding="utf-8")
+    return path, None, "empty"
+
+
+def _binary(folder: Path) -> tuple[Path, int | None, str]:
+    path = folder / "blob.jsonl"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    return path, None, "binary"
+
+
+def _latin1(folder: Path) -> tuple[Path, int | None, str]:
+    path = folder / "latin1.txt"
+    path.write_bytes(("Liste\n\n" + GOOD_ABSTRACT.replace("poems", "poèmes")).encode("latin-1"))
+    return path, 3, "not UTF-8"
+
+
+def _bad_json_line(folder: Path) -> tuple[Path, int | None, str]:
+    path = folder / "lines.jsonl"
+    path.write_text(f'{{"id": "OK2", "abstract": "{OTHER_ABSTRACT}"}}\n{{"id": "broken", "abstract": \n', encoding="utf-8")
+    return path, 2, "not valid JSON"
+
+
+def _no_abstract_line(folder: Path) -> tuple[Path, int | None, str]:
+    path = write_jsonl(folder / "noabs.jsonl", [{"id": "OK2", "abstract": OTHER_ABSTRACT}, {"id": "N", "title": "Only a title"}])
+    return path, 2, "no abstract"
+
+
+def _csv_without_abstract(folder: Path) -> tuple[Path, int | None, str]:
+    path = folder / "table.csv"
+    path.write_text("title,year\nA paper,2024\n", encoding="utf-8")
+    return path, 1, "no abstract column"
+
+
+def _huge_abstract(folder: Path) -> tuple[Path, int | None, str]:
+    path = write_jsonl(folder / "huge.jsonl", [{"id": "OK2", "abstract": OTHER_ABSTRACT}, {"id": "H", "abstract": "word " * 40_000}])
+    return path, 2, "over the"
+
+
+def _folder_without_files(folder: Path) -> tuple[Path, int | None, str]:
+    path = folder / "nothing_here"
+    path.mkdir()
+    (path / "notes.pdf").write_bytes(b"%PDF-1.4")
+    return path, None, "no supported files"
+
+
+def _missing(folder: Path) -> tuple[Path, int | None, str]:
+    return folder / "does_not_exist.jsonl", None, "does not exist"
+
+
+BAD_INPUTS: dict[str, Callable[[Path], tuple[Path, int | None, str]]] = {
+    "empty file": _empty,
+    "binary file": _binary,
+    "not UTF-8": _latin1,
+    "JSONL line not JSON": _bad_json_line,
+    "JSONL line without abstract": _no_abstract_line,
+    "CSV without abstract column": _csv_without_abstract,
+    "200 KB abstract": _huge_abstract,
+    "folder with no supported files": _folder_without_files,
+    "path that does not exist": _missing,
+}
+
+
+@pytest.mark.parametrize("make_bad", BAD_INPUTS.values(), ids=BAD_INPUTS.keys())
+def test_bad_input_is_reported_and_loses_nothing(seeded: Paperchat, tmp_path: Path, make_bad) -> None:
+    before = {p.paper_id: p for p in seeded.papers()}
+    store_before = seeded.store().chunk_ids()
+    bad, line, words = make_bad(tmp_path)
+
+    report: IngestReport = seeded.ingest([bad, good_file(tmp_path)])
+
+    assert len(report.errors) == 1, report.errors
+    error = report.errors[0]
+    assert Path(error.path).name == bad.name
+    assert error.line == line
+    assert words in error.message
+    after = {p.paper_id: p for p in seeded.papers()}
+    # The good file beside the bad one was ingested...
+    assert "GOOD1" in after
+    # ...and every paper already indexed is still there, unchanged, with all its chunks.
+    assert all(after[pid] == paper for pid, paper in before.items())
+    assert store_before <= seeded.store().chunk_ids()
+    assert seeded.search("poems about graphs", k=1).hits[0].paper.paper_id == "GOOD1"
+
+
+def test_reingesting_a_file_that_turned_bad_removes_nothing(api: Paperchat, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "p.jsonl", [{"id": "A", "abstract": GOOD_ABSTRACT}, {"id": "B", "abstract": OTHER_ABSTRACT}])
+    api.ingest([path])
+    # A broken edit: line 2 is no longer JSON. Paper B must not vanish from the index.
+    path.write_text(f'{{"id": "A", "abstract": "{GOOD_ABSTRACT}"}}\n{{"id": "B", "abstr\n', encoding="utf-8")
+    report = api.ingest([path])
+    assert report.removed == 0 and len(report.errors) == 1
+    assert {p.paper_id for p in api.papers()} == {"A", "B"}
