@@ -83,6 +83,8 @@ TRAILING_STOP = frozenset(
         "our", "can", "not", "but", "nor", "so", "if", "each", "any", "all",
         "more", "most", "single", "also", "it", "they", "toward", "towards",
         "has", "have", "had", "was", "were", "been", "being", "does", "do",
+        "designed", "tailored", "specifically", "explicitly", "built", "aimed",
+        "intended", "dedicated", "capable", "able", "used", "called", "named",
     }
 )
 
@@ -154,7 +156,22 @@ _FINDING_RE = re.compile(
 # "we address this gap by providing ...": the object is filler, the means is the gist.
 _FILLER_OBJECT_RE = re.compile(
     r"^(?:this|these|the|such)\s+(?:\w+\s+){0,2}?(?:gaps?|issues?|problems?|challenges?|questions?"
-    r"|limitations?|shortcomings?|study|work|paper)\s+(?:by|through|via|with)\s+",
+    r"|limitations?|shortcomings?|study|work|paper)\s+(?:by|through|via|with|and\s+\w+)\s+",
+    re.IGNORECASE,
+)
+# Asides that interrupt a description ("a method that, for the first time, ...").
+_ASIDE_RE = re.compile(
+    r",\s*(?:for the first time|to (?:the best of )?our knowledge|in particular|specifically|notably"
+    r"|importantly|in addition|moreover|furthermore)\s*,?",
+    re.IGNORECASE,
+)
+# List markers inside a sentence: "(1) ...", "i) ...".
+_ENUMERATION_RE = re.compile(r"\(?\b(?:\d|i{1,3}|iv|v|[a-d])\)\s*")
+# Framing clauses at the start of a sentence whose subject is not "we"
+# ("In order to tackle these issues, in this paper, a ... method is proposed").
+_LEADING_FRAME_RE = re.compile(
+    r"^(?:(?:in\s+order\s+to|to\s+(?:address|tackle|solve|overcome|bridge|fill|mitigate)|building\s+on"
+    r"|motivated\s+by|inspired\s+by|in\s+this\s+(?:paper|work|study))\b[^,]*,\s*)+",
     re.IGNORECASE,
 )
 # Everything up to the contribution verb is framing ("In this paper, we
@@ -168,13 +185,16 @@ _CONTRIBUTION_PREFIX_RE = re.compile(
 # ("ReST-KV", "Wan2.1"); other dots end sentences, even without a space.
 _TOKEN_RE = re.compile(r"[^\W_](?:\w|-(?=[^\W_])|\.(?=\d))*")
 _PREPOSITION_BEFORE_RE = re.compile(r"\b(?:for|of|in|on|to|from|with|under|about)\s*$", re.IGNORECASE)
+# "... and derive bounds": a second clause starts, the first one is the gist.
+_AND_VERB = r"and\s+(?:achieve|show|demonstrate|find|reveal|provide|propose|introduce|derive|prove|establish|present|develop|obtain)s?"
 _NAMED_BOUNDARY_RE = re.compile(
-    r",(?!\d)|;|:| — |\s(?:that|which|where|whereby|while|whose|to|for|by|using|and\s+(?:achieve|show|demonstrate|find|reveal|provide|propose|introduce)s?)\s"
+    r",(?!\d)|;|:| — |\s(?:that|which|where|whereby|while|whose|to|for|by|using"
+    r"|(?:specifically\s+)?(?:designed|tailored|built|aimed|intended|dedicated)|" + _AND_VERB + r")\s"
 )
 # Without a name, "for"/"to" usually carry the topic, so cut only at clauses.
 _FALLBACK_BOUNDARY_RE = re.compile(
     r",(?!\d)|;|:| — |\s(?:that|which|where|whereby|while|whose"
-    r"|and\s+(?:achieve|show|demonstrate|find|reveal|provide|propose|introduce)s?)\s"
+    r"|" + _AND_VERB + r")\s"
 )
 # "we propose a novel NAB method that ...": a coined token followed by one of
 # these nouns and then a clause is the name of the method; followed by other
@@ -207,8 +227,8 @@ class _Name:
 def _unwrap_math(match: re.Match[str]) -> str:
     """Keep math that is part of a name ("H$^3$DP", "$\\texttt{Foo}$"), drop formulas."""
     body = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m.group(1), f"\\{m.group(1)}"), match.group(1))
-    residue = re.sub(r"[\s^_{}]", "", body)
-    return residue if re.fullmatch(r"[\w.-]+", residue) else ""
+    residue = " ".join(re.sub(r"[\^_{}]", "", body).split())
+    return residue if re.fullmatch(r"[\w. -]+", residue) else ""
 
 
 def _clean(text: str) -> str:
@@ -216,6 +236,8 @@ def _clean(text: str) -> str:
     text = re.sub(r"https?://\S+", "", text)
     text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)", "-", text)  # words hyphenated across lines
     text = re.sub(r"[\u2010\u2011]", "-", text)  # Unicode hyphens would split names
+    # Citations and links are noise in a title ("Di[M]O zhu2025di").
+    text = re.sub(r"\\(?:cite[a-z]*|ref|eqref|url|href|footnote)\*?(?:\[[^\]]*\])*\{[^{}]*\}", "", text)
     for _ in range(2):  # formatting commands may be nested once
         text = re.sub(
             r"\\(?:textbf|textit|textsc|texttt|textrm|emph|mathrm|mathbf|mathit|mathsf|mathtt|mathcal"
@@ -297,6 +319,7 @@ def _is_plain_capitalised(token: str) -> bool:
     return (
         token[:1].isupper()
         and len(token) > 2
+        and not all(_is_generic(p) for p in parts)
         and all(
             p.isalpha() and (len(p) == 1 or p.islower() or p[1:].islower() or _is_generic(p)) for p in parts
         )
@@ -421,8 +444,12 @@ def _is_modifier(after: str) -> bool:
     )
 
 
-def _occurrence_score(sentence: str, start: int, end: int, token: str) -> int:
-    """Evidence that this mention introduces the token as the paper's name."""
+def _occurrence_score(sentence: str, start: int, end: int, token: str, seen_before: bool = False) -> int:
+    """Evidence that this mention introduces the token as the paper's name.
+
+    ``seen_before``: the token occurred earlier in the abstract, so a loose
+    "we propose a new X method" more likely reuses a known term.
+    """
     before, after = sentence[:start], sentence[end:]
     if after.startswith("("):
         return 0  # "SE(3)", "O(n)": notation, not a name
@@ -438,7 +465,7 @@ def _occurrence_score(sentence: str, start: int, end: int, token: str) -> int:
     if _NAMING_RE.search(before):
         return NAMING_SCORE + _introduction_bonus(before, after)
     strength = _intro_strength(before)
-    if strength == LOOSE_INTRO_SCORE and _is_modifier(after):
+    if strength == LOOSE_INTRO_SCORE and (seen_before or _is_modifier(after)):
         # "we present a 3D CAD model dataset": CAD modifies the noun, it is not the name.
         strength = 0
     return strength + _introduction_bonus(before, after)
@@ -462,10 +489,13 @@ def _find_name(sentences: list[str], text: str) -> _Name | None:
     order = 0
     own_work_start = _first_own_work_index(sentences)
     background = " ".join(sentences[:own_work_start])
+    seen: set[str] = set()
     for index, sentence in enumerate(sentences):
         for match in _TOKEN_RE.finditer(sentence):
             token = match.group(0)
-            score = _occurrence_score(sentence, match.start(), match.end(), token)
+            seen_before = token in seen
+            seen.add(token)
+            score = _occurrence_score(sentence, match.start(), match.end(), token, seen_before)
             if score <= 0:
                 continue
             # Background sentences define prior work, except for the
@@ -523,6 +553,7 @@ def _trim_trailing(words: list[str]) -> list[str]:
 
 def _cut_phrase(phrase: str, max_words: int, min_words: int, boundaries: re.Pattern[str]) -> str:
     """Shorten a phrase at a clause boundary once it says enough."""
+    phrase = _ENUMERATION_RE.sub("", _ASIDE_RE.sub(" ", phrase))
     words = _strip_parentheticals(phrase).strip(" ,;:—" + _QUOTES).split(" ")
     while words and words[0].lower().strip(",") in LEADING_FILLER:
         words.pop(0)
@@ -560,9 +591,10 @@ def _description_candidates(name: _Name, sentences: list[str]) -> list[str]:
     before = name.sentence[: name.start]
     naming = _NAMING_RE.search(before)
     described = before[: naming.start()] if naming else before
-    intro = re.search(r"\b" + _INTRO_VERB + r"\s+(.*)$", described, re.IGNORECASE)
-    if intro:
-        candidates.append(intro.group(1))
+    # The last verb: in "Building on this, we design a new X" the first is framing.
+    intros = list(re.finditer(r"\b" + _INTRO_VERB + r"\s+", described, re.IGNORECASE))
+    if intros:
+        candidates.append(described[intros[-1].end() :])
     elif naming:
         # "to pretrain a 3.8B-parameter SpeechLM, called X": the noun phrase.
         noun_phrase = re.search(r"\b(?:an?|the)\s+([^,;]*?),?\s*$", described, re.IGNORECASE)
@@ -584,11 +616,9 @@ def _named_gist(name: _Name, sentences: list[str], text: str, max_words: int) ->
     expansion = _expansion_of(name, text)
     if expansion:
         return " ".join(_trim_trailing(_strip_parentheticals(expansion).split(" ")[:limit]))
-    for candidate in _description_candidates(name, sentences):
-        gist = _cut_phrase(candidate, limit, MIN_NAMED_GIST_WORDS, _NAMED_BOUNDARY_RE)
-        if len(gist.split()) >= 2:
-            return gist
-    return ""
+    gists = [_cut_phrase(c, limit, MIN_NAMED_GIST_WORDS, _NAMED_BOUNDARY_RE) for c in _description_candidates(name, sentences)]
+    # One word ("X: framework") says little; prefer a longer description if any.
+    return next((g for g in gists if len(g.split()) >= 2), next((g for g in gists if g), ""))
 
 
 def _fallback_gist(sentences: list[str], max_words: int) -> str:
@@ -596,7 +626,8 @@ def _fallback_gist(sentences: list[str], max_words: int) -> str:
     for pattern in (_CONTRIBUTION_RE, _FINDING_RE):
         for sentence in sentences:
             if pattern.search(sentence):
-                gist = _FILLER_OBJECT_RE.sub("", _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1), count=1)
+                gist = _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1)
+                gist = _FILLER_OBJECT_RE.sub("", _LEADING_FRAME_RE.sub("", gist, count=1), count=1)
                 cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE)
                 if len(cut.split()) >= 3:
                     return cut
@@ -612,10 +643,19 @@ def _fallback_gist(sentences: list[str], max_words: int) -> str:
 # --------------------------------------------------------------------------
 
 
+def _balance_brackets(label: str) -> str:
+    """A cut can leave half a parenthesis; drop brackets unless they pair up."""
+    if label.count("(") == label.count(")") and label.count("[") == label.count("]"):
+        return label
+    return re.sub(r"\s*[()\[\]]\s*", " ", label)
+
+
 def _bound_length(label: str, max_words: int) -> str:
     """Enforce the word and character limits without cutting mid-word."""
-    label = re.sub(r"\s+", " ", label.replace("$", "").replace("\\", "")).strip(" " + _QUOTES)
+    label = _balance_brackets(label.replace("$", "").replace("\\", ""))
+    label = re.sub(r"\s+", " ", label).strip(" " + _QUOTES)
     words = label.split(" ")[: max(max_words, 1)]
+    words = _trim_trailing(words) or words  # bracket removal may expose a stop word
     while len(words) > 1 and len(" ".join(words)) > MAX_LABEL_CHARS:
         words = _trim_trailing(words[:-1]) or words[:1]
     return " ".join(words)[:MAX_LABEL_CHARS].strip()
@@ -645,5 +685,5 @@ def make_label(abstract: str, max_words: int = 12) -> str:
     label = _bound_length(label, max_words)
     if not label:
         # Abstracts that are all math or symbols: any words beat an empty label.
-        label = _bound_length(abstract.replace("$", " "), max_words) or "Untitled paper"
+        label = _bound_length(re.sub(r"[$\\{}^_]", " ", abstract), max_words) or "Untitled paper"
     return label

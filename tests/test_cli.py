@@ -1,0 +1,107 @@
+"""The command-line contract of ARCHITECTURE.md: one JSON document on stdout with --json,
+exit codes 0 / 1 (user error, message says what to do) / 2 (usage)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rag import cli
+from rag.api import Paperchat
+from tests.conftest import ROOT, SEEDS, write_jsonl
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def fake_api(api: Paperchat, monkeypatch: pytest.MonkeyPatch) -> Paperchat:
+    # The CLI builds its API through one factory; tests hand it the fake-embedder one.
+    monkeypatch.setattr(cli, "_api", lambda: api)
+    return api
+
+
+def run(*args: str) -> tuple[int, object]:
+    result = runner.invoke(cli.app, list(args))
+    stdout = result.stdout.strip()
+    return result.exit_code, json.loads(stdout) if stdout.startswith(("{", "[")) else stdout
+
+
+def test_ingest_json_contract_and_idempotence() -> None:
+    code, first = run("ingest", str(SEEDS), "--json")
+    assert code == 0
+    assert first == {"added": 51, "updated": 0, "unchanged": 0, "removed": 0, "papers": 51, "chunks": first["chunks"], "embedded": first["chunks"], "errors": []}  # type: ignore[index]
+    code, second = run("ingest", str(SEEDS), "--json")
+    assert code == 0 and second["added"] == 0 and second["updated"] == 0 and second["embedded"] == 0  # type: ignore[index]
+
+
+def test_ingest_errors_are_listed_with_path_and_line(tmp_path: Path) -> None:
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"title": "no abstract"}])
+    code, report = run("ingest", str(SEEDS), str(bad), "--json")
+    assert code == 1
+    assert report["papers"] == 51  # type: ignore[index]
+    assert report["errors"] == [{"path": report["errors"][0]["path"], "line": 1, "message": report["errors"][0]["message"]}]  # type: ignore[index]
+    assert report["errors"][0]["path"].endswith("bad.jsonl")  # type: ignore[index]
+
+
+def test_papers_json() -> None:
+    run("ingest", str(SEEDS))
+    code, papers = run("papers", "--json")
+    assert code == 0 and isinstance(papers, list) and len(papers) == 51
+    for paper in papers:
+        assert {"paper_id", "title", "title_is_generated", "abstract", "source"} <= paper.keys()
+        assert paper["title"] and paper["title_is_generated"] is True
+        assert paper["source"].startswith("seeds/") or "seeds" in paper["source"]
+
+
+def test_search_json_one_row_per_paper_best_first() -> None:
+    run("ingest", str(SEEDS))
+    code, result = run("search", "masked diffusion language model decoding", "-k", "5", "--json")
+    assert code == 0
+    assert result["query"] == "masked diffusion language model decoding"  # type: ignore[index]
+    rows = result["results"]  # type: ignore[index]
+    assert len(rows) == 5 and len({r["paper_id"] for r in rows}) == 5
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+    assert set(rows[0]) == {"paper_id", "title", "score", "abstract"}
+    assert {"embed", "dense", "total"} <= set(result["timings_ms"])  # type: ignore[index]
+
+
+def test_search_batch_form(tmp_path: Path) -> None:
+    run("ingest", str(SEEDS))
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"q": "KV cache eviction"}, {"q": "3D reconstruction from video"}])
+    code, results = run("search", "--queries", str(queries), "-k", "2", "--json")
+    assert code == 0 and isinstance(results, list)
+    assert [r["query"] for r in results] == ["KV cache eviction", "3D reconstruction from video"]
+    assert all(len(r["results"]) == 2 for r in results)
+
+
+def test_user_errors_exit_1_with_the_fix() -> None:
+    code, result = run("search", "anything", "--json")
+    assert code == 1 and "paperchat ingest" in result["error"]  # type: ignore[index]
+    code, result = run("papers", "--json")
+    assert code == 1 and "paperchat ingest" in result["error"]  # type: ignore[index]
+    run("ingest", str(SEEDS))
+    code, result = run("search", "   ", "--json")
+    assert code == 1 and "empty" in result["error"]  # type: ignore[index]
+
+
+def test_usage_errors_exit_2() -> None:
+    assert run("search")[0] == 2
+    assert run("frobnicate")[0] == 2
+
+
+def test_help_does_not_import_torch() -> None:
+    code = (
+        "import sys\n"
+        "from rag.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb', 'gradio') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "ingest" in done.stdout and "search" in done.stdout

@@ -1,0 +1,91 @@
+"""End to end with the real pieces: the `paperchat` command, the bundled all-MiniLM-L6-v2,
+a persistent Chroma store, and the real ICLR 2026 records in ../shared/data."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rag.api import Paperchat
+from tests.conftest import ICLR, ROOT, SEEDS
+
+pytestmark = pytest.mark.integration
+
+PAPERCHAT = str(Path(sys.executable).with_name("paperchat"))
+SEED_TITLES = ICLR.with_name("seed_titles.jsonl")
+
+
+def paperchat(data_dir: Path, *args: str) -> tuple[int, object]:
+    env = {**os.environ, "PAPERCHAT_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([PAPERCHAT, *args, "--json"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def seeded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data_dir = tmp_path_factory.mktemp("real") / "data"
+    code, report = paperchat(data_dir, "ingest", "seeds")
+    assert code == 0, report
+    assert report["papers"] == 51 and report["added"] == 51 and report["errors"] == []  # type: ignore[index]
+    return data_dir
+
+
+def test_second_ingest_adds_and_updates_nothing(seeded_dir: Path) -> None:
+    code, report = paperchat(seeded_dir, "ingest", "seeds")
+    assert code == 0
+    assert (report["added"], report["updated"], report["unchanged"], report["embedded"]) == (0, 0, 51, 0)  # type: ignore[index]
+
+
+def test_papers_lists_51_with_generated_titles(seeded_dir: Path) -> None:
+    code, papers = paperchat(seeded_dir, "papers")
+    assert code == 0 and len(papers) == 51  # type: ignore[arg-type]
+    assert all(p["title"].strip() and p["title_is_generated"] for p in papers)  # type: ignore[union-attr]
+    assert len({p["title"] for p in papers}) == 51  # type: ignore[union-attr]
+
+
+def test_search_by_paraphrase_and_by_name(seeded_dir: Path) -> None:
+    code, result = paperchat(seeded_dir, "search", "skip computation for tokens that have stabilised in diffusion language models", "-k", "3")
+    assert code == 0
+    assert "SureLock" in result["results"][0]["title"] or "SureLock" in result["results"][0]["abstract"]  # type: ignore[index]
+    code, result = paperchat(seeded_dir, "search", "WinT3R", "-k", "3")
+    assert "WinT3R" in result["results"][0]["abstract"]  # type: ignore[index]
+    scores = [r["score"] for r in result["results"]]  # type: ignore[index]
+    assert scores == sorted(scores, reverse=True) and all(-1 <= s <= 1 for s in scores)
+
+
+@pytest.mark.skipif(not ICLR.exists(), reason="needs ../shared/data/iclr2026")
+def test_real_model_merges_seeds_with_their_openreview_records(seeded_dir: Path, tmp_path: Path) -> None:
+    # All 51 seed records plus 150 others, so the real model embeds a few hundred chunks, not 10,000
+    # (the full corpus is measured in bench/ingest.py and merged with fakes below).
+    lines = ICLR.read_text(encoding="utf-8").splitlines()
+    subset = [line for line in lines if json.loads(line)["in_seeds"]] + [line for line in lines if not json.loads(line)["in_seeds"]][:150]
+    part = tmp_path / "iclr_part.jsonl"
+    part.write_text("\n".join(subset) + "\n", encoding="utf-8")
+    code, report = paperchat(seeded_dir, "ingest", str(part))
+    assert code == 0, report
+    assert (report["added"], report["updated"], report["papers"]) == (150, 51, 201)  # type: ignore[index]
+    _, papers = paperchat(seeded_dir, "papers")
+    titles = {p["paper_id"]: p for p in papers}  # type: ignore[union-attr]
+    for line in SEED_TITLES.read_text(encoding="utf-8").splitlines():
+        seed = json.loads(line)
+        assert titles[seed["id"]]["title"] == seed["title"] and not titles[seed["id"]]["title_is_generated"]
+        assert len(titles[seed["id"]]["sources"]) == len(seed["occurrences"]) + 1
+
+
+@pytest.mark.skipif(not ICLR.exists(), reason="needs ../shared/data/iclr2026")
+def test_full_iclr_corpus_after_seeds_gives_5358_papers(seeded: Paperchat) -> None:
+    report = seeded.ingest([ICLR])
+    assert report.errors == ()
+    assert (report.added, report.updated, report.papers) == (5358 - 51, 51, 5358)
+    papers = {p.paper_id: p for p in seeded.papers()}
+    for line in SEED_TITLES.read_text(encoding="utf-8").splitlines():
+        seed = json.loads(line)
+        assert papers[seed["id"]].title == seed["title"]
+        assert any(s.startswith(str(SEEDS)) for s in papers[seed["id"]].sources)
+    assert seeded.store().count() == report.chunks
+    assert seeded.ingest([SEEDS, ICLR]).embedded == 0

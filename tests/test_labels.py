@@ -1,0 +1,137 @@
+"""Unit tests for rag.labels.make_label, on small hand-written abstracts."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.labels import MAX_LABEL_CHARS, TRAILING_STOP, make_label
+
+
+def test_name_after_we_propose_with_appositive() -> None:
+    abstract = (
+        "Reading receipts on phones is slow. We propose QuillNet, a lightweight parser for noisy "
+        "handwritten receipts that runs on commodity phones. QuillNet halves latency."
+    )
+    label = make_label(abstract)
+    assert label.startswith("QuillNet: ")
+    assert "lightweight parser" in label
+
+
+def test_name_after_called_uses_the_preceding_description() -> None:
+    abstract = (
+        "Comparing river networks is hard. To this end, we introduce a new metric for comparing "
+        "branching river networks, called FlowDiff. FlowDiff is cheap to compute."
+    )
+    label = make_label(abstract)
+    assert label.startswith("FlowDiff: ")
+    assert "metric for comparing branching river networks" in label
+
+
+def test_acronym_expansion_becomes_the_gist() -> None:
+    abstract = "In this paper, we propose Sparse Gated Recurrence (SGR), a recurrent layer for long sequences."
+    assert make_label(abstract) == "SGR: Sparse Gated Recurrence"
+
+
+def test_generic_acronyms_are_not_taken_as_names() -> None:
+    abstract = (
+        "Vision-language models (VLMs) often hallucinate. We introduce RL training for VLMs that "
+        "rewards grounded answers on a GPU budget."
+    )
+    label = make_label(abstract)
+    assert not label.startswith(("RL:", "VLMs:", "VLM:", "GPU:"))
+    assert label.startswith("RL training for VLMs")
+
+
+def test_generic_acronym_is_not_a_name_even_when_called_one() -> None:
+    abstract = "Chatbots are popular. We study a system called LLM, which answers questions about tax law."
+    assert not make_label(abstract).startswith("LLM")
+
+
+def test_real_name_wins_over_generic_acronyms() -> None:
+    abstract = (
+        "Large language models (LLMs) decode slowly on a GPU. We present GLiDE, a speculative decoding "
+        "scheme for LLMs. GLiDE is 2x faster than standard decoding with a KV cache."
+    )
+    assert make_label(abstract).startswith("GLiDE: ")
+
+
+def test_prior_work_named_by_others_is_not_the_label() -> None:
+    abstract = (
+        "Smith et al. introduced TreeSim, a similarity for trees. However, TreeSim ignores labels. "
+        "We propose LabelTree, a labelled tree similarity."
+    )
+    assert make_label(abstract).startswith("LabelTree: ")
+
+
+def test_no_name_falls_back_to_cut_gist_without_trailing_stop_word() -> None:
+    abstract = (
+        "Calibration matters. In this work, we study how label noise affects the calibration of "
+        "small image classifiers trained with heavy augmentation."
+    )
+    label = make_label(abstract, max_words=6)
+    assert label == "Label noise affects the calibration"
+    assert label.split()[-1].lower() not in TRAILING_STOP
+
+
+def test_fallback_to_first_sentence_when_no_contribution_sentence() -> None:
+    abstract = "Graph coloring heuristics behave differently on sparse and dense random graphs of every size."
+    label = make_label(abstract, max_words=8)
+    assert label == "Graph coloring heuristics behave differently on sparse"
+    assert len(label.split()) <= 8
+
+
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        r"We present H$^2$Flow, a solver that reaches $O(n \log n)$ cost for $\alpha$-stable noise.",
+        r"We study the $\ell_1$ penalty and show that $\sum_i x_i^2 \leq 1$ implies sparsity of $\mathbf{w}$.",
+        r"We propose \textbf{MiniTab}, a table encoder with $\mathcal{O}(1)$ memory.",
+    ],
+)
+def test_latex_is_removed(abstract: str) -> None:
+    label = make_label(abstract)
+    assert label
+    assert "$" not in label
+    assert "\\" not in label
+    assert "{" not in label
+
+
+def test_math_inside_a_name_is_kept_as_text() -> None:
+    label = make_label(r"We present H$^2$Flow, a solver for $\alpha$-stable noise.")
+    assert label.startswith("H2Flow: ")
+
+
+@pytest.mark.parametrize(
+    "abstract",
+    ["x", "1234", "...", "$a+b$", r"$\int_0^1 f(x)\,dx$", "We propose.", "The.", "a " * 300, "Ünïcödé ταυτότητα"],
+)
+def test_never_empty(abstract: str) -> None:
+    label = make_label(abstract)
+    assert label.strip()
+    assert "\n" not in label
+
+
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "Supercalifragilistic" * 20,
+        "We propose MegaNet, a " + "very " * 80 + "long description of a network.",
+        "In this paper, we study " + " ".join(f"word{i}" for i in range(200)) + ".",
+        "First line of text.\nSecond line with\nbreaks and a URL https://example.com/abc here.",
+    ],
+)
+def test_length_bound_and_single_line(abstract: str) -> None:
+    label = make_label(abstract)
+    assert 0 < len(label) <= MAX_LABEL_CHARS
+    assert "\n" not in label
+
+
+def test_max_words_is_respected() -> None:
+    abstract = "In this work, we present a careful empirical study of optimizer choice for training small transformers on code."
+    for max_words in (1, 3, 5, 12):
+        assert len(make_label(abstract, max_words=max_words).split()) <= max_words
+
+
+def test_deterministic() -> None:
+    abstract = "We propose QuillNet, a lightweight parser for noisy handwritten receipts."
+    assert make_label(abstract) == make_label(abstract)
