@@ -10,6 +10,7 @@ TORCH_VERSION ?= 2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
+export GRADIO_ANALYTICS_ENABLED := False
 
 .PHONY: install run test test-fast lint clean
 

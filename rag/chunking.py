@@ -34,7 +34,7 @@ def approx_token_counts(texts: Sequence[str]) -> list[int]:
 # (nltk punkt, spaCy) or split on every period ("e.g.", "et al.", "3.5"), and this runs on
 # every abstract at ingest, where a per-abstract cost of milliseconds would add minutes.
 _ABBREVIATIONS = frozenset(
-    ["e.g", "i.e", "et", "al", "etc", "vs", "cf", "fig", "figs", "eq", "eqs", "sec", "ref", "refs", "approx", "resp", "w.r.t", "no", "nos", "i.i.d", "dr", "prof"]
+    "e.g i.e et al etc vs cf fig figs eq eqs sec ref refs approx resp w.r.t no nos i.i.d dr prof".split()
 )
 _BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9\u4e00-\u9fff])|[。！？]\s*")
 

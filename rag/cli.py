@@ -135,7 +135,8 @@ def search(
     if as_json:
         _emit(result)
         return
-    for rank, row in enumerate(result["results"], start=1):
+    rows: list[dict[str, Any]] = result["results"]  # type: ignore[assignment]
+    for rank, row in enumerate(rows, start=1):
         typer.echo(f"{rank:>2}. {row['score']:.3f}  {row['title']}  [{row['paper_id']}]")
 
 

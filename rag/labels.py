@@ -150,7 +150,7 @@ _CONTRIBUTION_RE = re.compile(
 # "we study"); that beats the first sentence, which is usually background.
 _FINDING_RE = re.compile(
     r"\bwe\s+" + _ADVERBS + r"(?:study|investigate|analy[sz]e|show|prove|develop|design|provide|establish"
-    r"|demonstrate|identify|derive|examine|explore|formali[sz]e|characteri[sz]e|revisit|address|develop)\b",
+    r"|demonstrate|identify|derive|examine|explore|formali[sz]e|characteri[sz]e|revisit|address)\b",
     re.IGNORECASE,
 )
 # "we address this gap by providing ...": the object is filler, the means is the gist.
@@ -234,7 +234,9 @@ def _unwrap_math(match: re.Match[str]) -> str:
 def _clean(text: str) -> str:
     """Remove LaTeX, Markdown and URLs so only readable words remain."""
     text = re.sub(r"https?://\S+", "", text)
-    text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)", "-", text)  # words hyphenated across lines
+    # Words hyphenated across lines ("Agent-\nbenchmark", or "Agent- benchmark"
+    # once whitespace is normalised), but not "pre- and post-training".
+    text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)|(?<=[A-Za-z])- (?!(?:and|or|to|vs)\b)(?=[a-z])", "-", text)
     text = re.sub(r"[\u2010\u2011]", "-", text)  # Unicode hyphens would split names
     # Citations and links are noise in a title ("Di[M]O zhu2025di").
     text = re.sub(r"\\(?:cite[a-z]*|ref|eqref|url|href|footnote)\*?(?:\[[^\]]*\])*\{[^{}]*\}", "", text)

@@ -18,6 +18,7 @@ from tests.fakes import HashingEmbeddings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "seeds"
@@ -72,7 +73,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("chroma-server")
     port = free_port()
     chroma = Path(sys.executable).with_name("chroma")
-    log = open(folder / "server.log", "w")
+    log = open(folder / "server.log", "w")  # noqa: SIM115 - must outlive this block: the server writes to it
     process = subprocess.Popen(
         [str(chroma), "run", "--path", str(folder / "db"), "--host", "127.0.0.1", "--port", str(port)],
         stdout=log,

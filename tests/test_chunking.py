@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from rag.chunking import approx_token_counts, chunk_paper, split_sentences
@@ -43,7 +45,7 @@ def test_long_abstract_chunks_fit_the_window_and_overlap_by_one_sentence() -> No
     assert [c.chunk_id for c in chunks] == [f"p1#{i}" for i in range(len(chunks))]
     for c in chunks:
         assert approx_token_counts([c.embed_text])[0] <= 64
-    for left, right in zip(chunks, chunks[1:], strict=False):
+    for left, right in itertools.pairwise(chunks):
         assert split_sentences(left.text)[-1] == split_sentences(right.text)[0]
     # Every sentence is in some chunk.
     assert set(sentences) <= {s for c in chunks for s in split_sentences(c.text)}

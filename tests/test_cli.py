@@ -34,7 +34,8 @@ def run(*args: str) -> tuple[int, object]:
 def test_ingest_json_contract_and_idempotence() -> None:
     code, first = run("ingest", str(SEEDS), "--json")
     assert code == 0
-    assert first == {"added": 51, "updated": 0, "unchanged": 0, "removed": 0, "papers": 51, "chunks": first["chunks"], "embedded": first["chunks"], "errors": []}  # type: ignore[index]
+    chunks = first["chunks"]  # type: ignore[index]
+    assert first == {"added": 51, "updated": 0, "unchanged": 0, "removed": 0, "papers": 51, "chunks": chunks, "embedded": chunks, "errors": []}
     code, second = run("ingest", str(SEEDS), "--json")
     assert code == 0 and second["added"] == 0 and second["updated"] == 0 and second["embedded"] == 0  # type: ignore[index]
 

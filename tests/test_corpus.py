@@ -63,7 +63,7 @@ def test_csv_with_aliases_and_semicolons(tmp_path: Path) -> None:
     path.write_text(f'Title;Abstract Note;Year\n"FooNet";"{ABSTRACT_A}";2023\n;"{ABSTRACT_B}";\n', encoding="utf-8")
     result = load_papers([path])
     assert not result.errors, result.errors
-    assert [p.title for p in result.papers][0] == "FooNet"
+    assert next(p.title for p in result.papers) == "FooNet"
     assert result.papers[0].year == 2023
     assert result.papers[1].title_is_generated
 

@@ -36,7 +36,7 @@ def test_upsert_search_delete(backend: Settings) -> None:
     assert store.count() == 3
     assert store.chunk_ids() == {"a#0", "a#1", "b#0"}
     hits = store.search_by_vector(store.embeddings.embed_query("counting sheep"), k=3)
-    assert [h.chunk_id for h in hits][0] == "a#0"
+    assert next(h.chunk_id for h in hits) == "a#0"
     assert hits[0].score > hits[-1].score  # higher is better
     assert -1.0 <= hits[-1].score <= hits[0].score <= 1.0001
     filtered = store.search_by_vector(store.embeddings.embed_query("counting sheep"), k=3, where={"venue": "NeurIPS"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from rag.api import Paperchat
@@ -10,6 +11,9 @@ from ui.render import render_hits, render_status
 
 if TYPE_CHECKING:
     import gradio as gr
+
+# The app runs offline: no usage analytics calls out of the machine.
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 
 def build_app(api: Paperchat) -> gr.Blocks:
@@ -30,7 +34,7 @@ def build_app(api: Paperchat) -> gr.Blocks:
             button = gr.Button("Search", variant="primary", scale=1)
         results = gr.Markdown()
         button.click(run_search, inputs=query, outputs=results, api_name="search")
-        query.submit(run_search, inputs=query, outputs=results, api_name=False)
+        query.submit(run_search, inputs=query, outputs=results, api_visibility="private")
     return demo
 
 
