@@ -20,9 +20,13 @@ PAPERCHAT = str(Path(sys.executable).with_name("paperchat"))
 SEED_TITLES = ICLR.with_name("seed_titles.jsonl")
 
 
+LAST_STDERR: dict[str, str] = {}
+
+
 def paperchat(data_dir: Path, *args: str) -> tuple[int, object]:
     env = {**os.environ, "PAPERCHAT_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([PAPERCHAT, *args, "--json"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    LAST_STDERR[args[0]] = done.stderr
     return done.returncode, json.loads(done.stdout)
 
 
@@ -32,6 +36,8 @@ def seeded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     code, report = paperchat(data_dir, "ingest", "seeds")
     assert code == 0, report
     assert report["papers"] == 51 and report["added"] == 51 and report["errors"] == []  # type: ignore[index]
+    # The progress bar goes to stderr, so stdout stays one JSON document.
+    assert "embedding" in LAST_STDERR["ingest"] and "chunk" in LAST_STDERR["ingest"]
     return data_dir
 
 

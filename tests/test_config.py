@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+import re
+
+from rag.config import Settings
+from tests.conftest import ROOT
+
+
+def test_env_example_mirrors_settings() -> None:
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^(PAPERCHAT_[A-Z_]+)=", example, flags=re.M))
+    fields = {f"PAPERCHAT_{name.upper()}" for name in Settings.model_fields}
+    assert documented == fields
+
+
+def test_env_example_defaults_are_the_real_defaults() -> None:
+    example = dict(re.findall(r"^PAPERCHAT_([A-Z_]+)=(.*)$", (ROOT / ".env.example").read_text(encoding="utf-8"), flags=re.M))
+    for name, field in Settings.model_fields.items():
+        assert example[name.upper()] == str(field.default if field.default is not None else ""), name
+
+
+def test_readme_documents_every_setting() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    missing = [name for name in Settings.model_fields if f"PAPERCHAT_{name.upper()}" not in readme]
+    assert not missing
