@@ -8,12 +8,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rag.catalog import Catalog
 from rag.config import Settings
 from rag.corpus import load_papers
 from rag.errors import NoIndexError
+from rag.lexical import LexicalIndex
 from rag.records import IngestReport, Paper
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
     from rag.chunking import TokenCounter
     from rag.index import ChunkPlan
-    from rag.retrieval import SearchResult
+    from rag.retrieval import Fusion, Mode, SearchResult
     from rag.store import ChunkStore
 
 
@@ -83,6 +84,30 @@ class Paperchat:
     def catalog(self) -> Catalog:
         return Catalog(self.settings.catalog_path)
 
+    @cached_property
+    def lexical(self) -> LexicalIndex:
+        return LexicalIndex(self.settings.lexical_dir)
+
+    def _lexical_for_search(self) -> LexicalIndex:
+        """The lexical index as the catalogue says it should be. A missing or stale one
+        (deleted by hand, an ingest killed before its last step) is rebuilt here once."""
+        if "_lexical_checked" not in self.__dict__:
+            entries = self.catalog.entries()
+            if not self.lexical.load() or self.lexical.fingerprint() != {p: e.content_hash for p, e in entries.items()}:
+                self.lexical.sync({p: (e.paper, e.content_hash) for p, e in entries.items()})
+            self.__dict__["_lexical_checked"] = True
+        return self.lexical
+
+    def _papers_by_id(self) -> dict[str, Paper]:
+        if "_papers" not in self.__dict__:
+            self.__dict__["_papers"] = {p.paper_id: p for p in self._existing_catalog().papers()}
+        papers: dict[str, Paper] = self.__dict__["_papers"]
+        return papers
+
+    def _forget_cached_corpus(self) -> None:
+        for key in ("_papers", "_lexical_checked"):
+            self.__dict__.pop(key, None)
+
     def _existing_catalog(self) -> Catalog:
         if not self.settings.catalog_path.exists():
             raise NoIndexError(str(self.settings.data_dir))
@@ -95,10 +120,12 @@ class Paperchat:
 
         loaded = load_papers(paths, self.settings.max_abstract_chars)
         with self._ingest_lock():
+            self._forget_cached_corpus()
             return sync(
                 loaded,
                 self.store(create=True),
                 self.catalog,
+                self.lexical,
                 self.plan,
                 batch_chunks=self.settings.ingest_batch_chunks,
                 prune=prune,
@@ -108,11 +135,30 @@ class Paperchat:
     def papers(self) -> list[Paper]:
         return self._existing_catalog().papers()
 
-    def search(self, query: str, k: int | None = None, where: Mapping[str, Any] | None = None) -> SearchResult:
-        from rag.retrieval import search
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        *,
+        mode: Mode | None = None,
+        fusion: Fusion | None = None,
+        where: Mapping[str, object] | None = None,
+    ) -> SearchResult:
+        """Papers for `query`, best first. `where`: {"primary_area": "...", "year": 2024, "source": "000.txt"}."""
+        from rag.retrieval import filter_papers, search
 
-        catalog = self._existing_catalog()
-        return search(query, self.store(create=False), catalog, k or self.settings.top_k, where)
+        papers = self._papers_by_id()
+        allowed = filter_papers(papers.values(), where) if where else None
+        return search(
+            query,
+            store=self.store(create=False),
+            lexical=self._lexical_for_search(),
+            lookup=lambda ids: {p: papers[p] for p in ids if p in papers},
+            k=k or self.settings.top_k,
+            mode=mode or self.settings.search_mode,
+            fusion=fusion or self.settings.fusion,
+            allowed=allowed,
+        )
 
     def status(self) -> dict[str, object]:
         """What the app shows about itself; never a secret."""

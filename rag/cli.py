@@ -117,6 +117,11 @@ def search(
     query: Annotated[str | None, typer.Argument(help="What to look for.")] = None,
     k: Annotated[int | None, typer.Option("-k", "--top-k", min=1, help="Papers to return (default PAPERCHAT_TOP_K).")] = None,
     queries: Annotated[Path | None, typer.Option("--queries", help='Batch: a file of JSON lines {"q": ...}; prints a JSON list.')] = None,
+    mode: Annotated[str | None, typer.Option(help="hybrid, dense or bm25 (default PAPERCHAT_SEARCH_MODE, hybrid).")] = None,
+    fusion: Annotated[str | None, typer.Option(help="rrf or weighted (default PAPERCHAT_FUSION).")] = None,
+    where: Annotated[
+        list[str] | None, typer.Option("--where", help="Filter FIELD=VALUE (repeatable): source, venue, year, primary_area, status, ...")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Find the papers most relevant to a query, best first."""
@@ -125,11 +130,12 @@ def search(
         raise typer.Exit(2)
     try:
         api = _api()
+        options = {"mode": mode, "fusion": fusion, "where": _parse_where(where or [])}
         if queries is not None:
-            results = [_search_json(api, q, k) for q in _read_batch(queries)]
+            results = [_search_json(api, q, k, options) for q in _read_batch(queries)]
             _emit(results)
             return
-        result = _search_json(api, query or "", k)
+        result = _search_json(api, query or "", k, options)
     except PaperchatError as exc:
         _fail(str(exc), as_json)
     if as_json:
@@ -140,8 +146,18 @@ def search(
         typer.echo(f"{rank:>2}. {row['score']:.3f}  {row['title']}  [{row['paper_id']}]")
 
 
-def _search_json(api: Any, query: str, k: int | None) -> dict[str, object]:
-    result = api.search(query, k)
+def _parse_where(conditions: list[str]) -> dict[str, str]:
+    parsed: dict[str, str] = {}
+    for condition in conditions:
+        key, sep, value = condition.partition("=")
+        if not sep or not key.strip():
+            raise PaperchatError(f"--where {condition!r} is not FIELD=VALUE, e.g. --where primary_area='generative models'.")
+        parsed[key.strip()] = value.strip()
+    return parsed
+
+
+def _search_json(api: Any, query: str, k: int | None, options: dict[str, Any]) -> dict[str, object]:
+    result = api.search(query, k, **options)
     return {
         "query": result.query,
         "results": [

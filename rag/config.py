@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -40,6 +41,12 @@ class Settings(BaseSettings):
         description="Longer 'abstracts' are rejected as not being abstracts (real ones are ~1,400 characters).",
     )
     top_k: int = Field(default=10, ge=1, description="Papers returned by a search.")
+    search_mode: Literal["hybrid", "dense", "bm25"] = Field(
+        default="hybrid", description="hybrid (dense + BM25, fused), dense (embeddings only) or bm25 (words only)."
+    )
+    fusion: Literal["rrf", "weighted"] = Field(
+        default="rrf", description="How hybrid search fuses: rrf (reciprocal rank) or weighted (normalised score sum)."
+    )
     host: str = Field(default="127.0.0.1", description="Address `paperchat serve` listens on.")
     port: int = Field(default=7860, description="Port `paperchat serve` listens on.")
 
@@ -50,3 +57,7 @@ class Settings(BaseSettings):
     @property
     def catalog_path(self) -> Path:
         return self.data_dir / "catalog.sqlite3"
+
+    @property
+    def lexical_dir(self) -> Path:
+        return self.data_dir / "lexical"

@@ -22,6 +22,7 @@ from pathlib import Path
 from rag.catalog import Catalog, Entry
 from rag.chunking import CHUNKER_VERSION, TokenCounter, chunk_paper
 from rag.corpus import merge_papers
+from rag.lexical import LexicalIndex
 from rag.records import Chunk, IngestReport, LoadResult, Paper
 from rag.store import ChunkStore
 
@@ -48,6 +49,7 @@ def sync(
     loaded: LoadResult,
     store: ChunkStore,
     catalog: Catalog,
+    lexical: LexicalIndex,
     plan: ChunkPlan,
     *,
     batch_chunks: int = 512,
@@ -86,8 +88,12 @@ def sync(
 
     # Everything the store holds that the catalogue does not name: chunks of removed or
     # renamed papers, tails of papers that now have fewer chunks, leftovers of a killed run.
-    expected = {cid for entry in catalog.entries().values() for cid in entry.chunk_ids()}
+    committed = catalog.entries()
+    expected = {cid for entry in committed.values() for cid in entry.chunk_ids()}
     store.delete(sorted((store_ids | embedded.written_ids) - expected))
+    # Last, so that a kill before this point leaves a lexical index the next sync mends
+    # (it compares content hashes with the catalogue and tokenises only the difference).
+    lexical.sync({pid: (entry.paper, entry.content_hash) for pid, entry in committed.items()})
 
     kinds = list(changes.kinds.values())
     return IngestReport(

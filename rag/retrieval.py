@@ -1,25 +1,40 @@
 """Search: query → ranked papers (one row per paper, best first, higher score is better).
 
-Dense retrieval over chunks, aggregated to papers by their best chunk. Hybrid dense + BM25
-fusion comes with the retrieval issue and plugs in here.
+Hybrid by default: dense candidates (Chroma, best chunk per paper) and BM25 candidates
+(rag/lexical.py) fused by reciprocal rank or by a score-normalised weighted sum; papers that
+contain a rare coined name the query mentions ("SureLock", "ReST-KV") go first.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
-from rag.catalog import Catalog
 from rag.errors import PaperchatError
-from rag.records import Hit
+from rag.lexical import LexicalIndex
+from rag.records import Hit, Paper
 from rag.store import ChunkStore
 
-# Abstracts split into ~2 chunks; fetching 4 chunks a wanted paper leaves room for papers
-# whose both chunks rank high without running short of distinct papers.
-CHUNKS_PER_PAPER = 4
+Mode = Literal["dense", "bm25", "hybrid"]
+Fusion = Literal["rrf", "weighted"]
+MODES: tuple[Mode, ...] = ("dense", "bm25", "hybrid")
+FUSIONS: tuple[Fusion, ...] = ("rrf", "weighted")
+
+# Abstracts split into ~2 chunks; fetching 3 chunks a wanted paper leaves room for papers
+# whose every chunk ranks high without running short of distinct papers.
+CHUNKS_PER_PAPER = 3
+# Each side contributes at least this many candidates to the fusion, so that a paper ranked
+# 30th by one side and 5th by the other can still reach a top 10.
+MIN_CANDIDATES = 50
+# The usual RRF constant (Cormack et al. 2009): dampens the difference between ranks 1 and 2.
+RRF_K = 60
+# Weighted fusion: share of the dense side after min-max normalising each side's scores.
+DENSE_WEIGHT = 0.5
 MAX_QUERY_CHARS = 2000
+
+PaperLookup = Callable[[Iterable[str]], Mapping[str, Paper]]
 
 
 @dataclass(frozen=True)
@@ -29,34 +44,139 @@ class SearchResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-def search(
-    query: str, store: ChunkStore, catalog: Catalog, k: int = 10, where: Mapping[str, Any] | None = None
-) -> SearchResult:
+def clean_query(query: str) -> str:
     query = " ".join(query.split())
     if not query:
         raise PaperchatError("The query is empty; type a few words about what you are looking for.")
     if len(query) > MAX_QUERY_CHARS:
         raise PaperchatError(f"The query is {len(query):,} characters; keep it under {MAX_QUERY_CHARS:,}.")
+    return query
+
+
+def search(
+    query: str,
+    *,
+    store: ChunkStore,
+    lexical: LexicalIndex,
+    lookup: PaperLookup,
+    k: int = 10,
+    mode: Mode = "hybrid",
+    fusion: Fusion = "rrf",
+    allowed: set[str] | None = None,
+) -> SearchResult:
+    """`allowed`: only these paper ids (metadata filters resolved by the caller); None: all."""
+    if mode not in MODES:
+        raise PaperchatError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
+    if fusion not in FUSIONS:
+        raise PaperchatError(f"Unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}.")
+    query = clean_query(query)
+    timings: dict[str, float] = {}
     started = time.perf_counter()
-    vector = store.embeddings.embed_query(query)
-    embedded = time.perf_counter()
-    chunk_hits = store.search_by_vector(vector, k * CHUNKS_PER_PAPER, where)
-    searched = time.perf_counter()
-    best: dict[str, tuple[float, str]] = {}
-    for hit in chunk_hits:
-        if hit.paper_id not in best or hit.score > best[hit.paper_id][0]:
-            best[hit.paper_id] = (hit.score, hit.text)
-    ranked = sorted(best.items(), key=lambda item: item[1][0], reverse=True)[:k]
-    papers = catalog.get(pid for pid, _ in ranked)
-    hits = [Hit(papers[pid], score, text) for pid, (score, text) in ranked if pid in papers]
-    done = time.perf_counter()
-    return SearchResult(
-        query=query,
-        hits=hits,
-        timings_ms={
-            "embed": round((embedded - started) * 1000, 2),
-            "dense": round((searched - embedded) * 1000, 2),
-            "rank": round((done - searched) * 1000, 2),
-            "total": round((done - started) * 1000, 2),
-        },
-    )
+    candidates = max(MIN_CANDIDATES, 2 * k)
+
+    dense: dict[str, tuple[float, str]] = {}
+    if mode != "bm25":
+        vector = store.embeddings.embed_query(query)
+        timings["embed"] = _ms(started)
+        mark = time.perf_counter()
+        where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
+        if allowed is None or allowed:
+            for hit in store.search_by_vector(vector, candidates * CHUNKS_PER_PAPER, where):
+                if hit.paper_id not in dense or hit.score > dense[hit.paper_id][0]:
+                    dense[hit.paper_id] = (hit.score, hit.text)
+        timings["dense"] = _ms(mark)
+
+    lexical_hits: list[tuple[str, float]] = []
+    named: list[str] = []
+    if mode != "dense":
+        mark = time.perf_counter()
+        lexical_hits = lexical.search(query, candidates, allowed)
+        named = [p for p in lexical.papers_named(query) if allowed is None or p in allowed]
+        timings["bm25"] = _ms(mark)
+
+    mark = time.perf_counter()
+    dense_ranked = sorted(dense, key=lambda p: dense[p][0], reverse=True)
+    if mode == "dense":
+        fused = {p: dense[p][0] for p in dense_ranked}
+    elif mode == "bm25":
+        fused = dict(lexical_hits)
+    elif fusion == "rrf":
+        fused = reciprocal_rank_fusion([dense_ranked, [p for p, _ in lexical_hits]])
+    else:
+        fused = weighted_fusion({p: s for p, (s, _) in dense.items()}, dict(lexical_hits))
+    ranked = sorted(fused, key=lambda p: fused[p], reverse=True)
+    if named:
+        # Exact names first, in fused order; a named paper neither side retrieved still comes.
+        first = sorted(named, key=lambda p: fused.get(p, float("-inf")), reverse=True)
+        ranked = first + [p for p in ranked if p not in set(first)]
+    top = ranked[:k]
+    papers = lookup(top)
+    top = [p for p in top if p in papers]
+    hits = [
+        Hit(papers[p], score, dense.get(p, (0.0, ""))[1] or _first_sentence(papers[p].abstract))
+        for p, score in zip(top, _monotone([fused.get(p, 0.0) for p in top]), strict=True)
+    ]
+    timings["fuse"] = _ms(mark)
+    timings["total"] = _ms(started)
+    return SearchResult(query=query, hits=hits, timings_ms=timings)
+
+
+FILTER_FIELDS_HELP = "source, venue, year, or any field the records carry (primary_area, status, ...)"
+
+
+def filter_papers(papers: Iterable[Paper], where: Mapping[str, object]) -> set[str]:
+    """Paper ids matching every condition: `source` matches a file name or path ending;
+    other fields match case-insensitively (and `year` as a number)."""
+    papers = list(papers)
+    wanted = {key: str(value).strip().lower() for key, value in where.items()}
+    known = {"source"} | {key for paper in papers for key in paper.metadata()}
+    unknown = sorted(set(wanted) - known)
+    if unknown:
+        raise PaperchatError(f"No paper has the field {', '.join(unknown)}; filter on {', '.join(sorted(known))}.")
+    return {paper.paper_id for paper in papers if all(_matches(paper, key, value) for key, value in wanted.items())}
+
+
+def _matches(paper: Paper, key: str, value: str) -> bool:
+    if key == "source":
+        return any(s.lower() == value or s.lower().endswith("/" + value.lstrip("/")) for s in paper.sources)
+    actual = paper.metadata().get(key)
+    return actual is not None and str(actual).strip().lower() == value
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, paper_id in enumerate(ranking, start=1):
+            fused[paper_id] = fused.get(paper_id, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
+def weighted_fusion(dense: Mapping[str, float], lexical: Mapping[str, float], dense_weight: float = DENSE_WEIGHT) -> dict[str, float]:
+    """Min-max normalise each side over its candidates, then a weighted sum (absent = 0)."""
+    dense_n, lexical_n = _min_max(dense), _min_max(lexical)
+    return {p: dense_weight * dense_n.get(p, 0.0) + (1 - dense_weight) * lexical_n.get(p, 0.0) for p in set(dense) | set(lexical)}
+
+
+def _min_max(scores: Mapping[str, float]) -> dict[str, float]:
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    span = high - low
+    return {p: (s - low) / span if span > 0 else 1.0 for p, s in scores.items()}
+
+
+def _monotone(scores: list[float]) -> list[float]:
+    """Shown scores must not rise down the list; a name-boosted paper ranked above papers
+    with higher fused scores shows the best score below it."""
+    for i in range(len(scores) - 2, -1, -1):
+        scores[i] = max(scores[i], scores[i + 1])
+    return scores
+
+
+def _first_sentence(text: str) -> str:
+    end = text.find(". ")
+    return text[: end + 1] if end > 0 else text[:300]
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)

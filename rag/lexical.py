@@ -1,0 +1,209 @@
+"""The only importer of bm25s: a BM25 index over papers (title + abstract), persisted beside
+the Chroma store and kept in step with the catalogue by the same incremental ingest.
+
+Why papers and not chunks: an abstract is short enough that BM25's length normalisation works
+on it whole, and a name that occurs once in the title and once in the abstract should count
+twice for one paper, not once for each of two chunks.
+
+On disk (`data_dir/lexical/`): the tokenizer's vocabulary, every paper's token ids (so an
+update tokenises only new and changed papers) and bm25s's own score matrix (so loading for a
+query re-tokenises nothing and rebuilds nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rag.records import Paper
+
+FORMAT_VERSION = 1
+# A coined name (SureLock, ReST-KV, WinT3R, 3DGS) that occurs in at most this many papers
+# is a name worth ranking its papers first for; more, and it is a field's vocabulary (BERT).
+NAME_MAX_PAPERS = 5
+STATE_FILE = "state.json"
+TOKENS_FILE = "tokens.npz"
+MODEL_DIR = "bm25"
+
+
+def document_text(paper: Paper) -> str:
+    # A generated label is made of the abstract's own words; only a real title adds evidence.
+    return paper.abstract if paper.title_is_generated else f"{paper.title}. {paper.abstract}"
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+\-]*[A-Za-z0-9+]|[A-Za-z0-9]")
+
+
+def _is_name(token: str) -> bool:
+    """Coined-looking: a capital after the first letter, or letters mixed with digits."""
+    letters = [c for c in token if c.isalpha()]
+    if len(token) < 3 or not letters:
+        return False
+    inner_capital = any(c.isupper() for c in token[1:])
+    mixed_digits = any(c.isdigit() for c in token)
+    return inner_capital or mixed_digits
+
+
+def name_tokens(text: str) -> set[str]:
+    """The coined names in a text, lower-cased (a user types "surelock" as often as "SureLock")."""
+    return {t.lower() for t in _TOKEN.findall(text) if _is_name(t)}
+
+
+def query_tokens(text: str) -> set[str]:
+    return {t.lower() for t in _TOKEN.findall(text)}
+
+
+def _make_tokenizer() -> Any:
+    import Stemmer
+    from bm25s.tokenization import Tokenizer
+
+    # English stop words out, Snowball stems: "locking" finds "lock"; the default splitter
+    # keeps "wint3r" and "3dgs" as one token each.
+    return Tokenizer(stopwords="en", stemmer=Stemmer.Stemmer("english"))
+
+
+@dataclass
+class _State:
+    paper_ids: list[str]
+    hashes: list[str]
+    tokens: list[list[int]]
+    names: dict[str, list[str]]
+
+
+class LexicalIndex:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._tokenizer: Any = None
+        self._bm25: Any = None
+        self._paper_ids: list[str] = []
+        self._hashes: dict[str, str] = {}
+        self._position: dict[str, int] = {}
+        self._names: dict[str, list[str]] = {}
+
+    # -- loading --------------------------------------------------------------------------
+
+    def load(self) -> bool:
+        """Load from disk; False when there is nothing (usable) there yet."""
+        import bm25s
+
+        state_path = self.folder / STATE_FILE
+        if not state_path.is_file():
+            return False
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+        if state.get("version") != FORMAT_VERSION:
+            return False
+        tokenizer = _make_tokenizer()
+        tokenizer.load_vocab(str(self.folder))
+        self._tokenizer = tokenizer
+        self._paper_ids = list(state["paper_ids"])
+        self._hashes = dict(zip(self._paper_ids, state["hashes"], strict=True))
+        self._position = {pid: i for i, pid in enumerate(self._paper_ids)}
+        self._names = state.get("names", {})
+        self._bm25 = bm25s.BM25.load(str(self.folder / MODEL_DIR), show_progress=False) if self._paper_ids else None
+        return True
+
+    def fingerprint(self) -> dict[str, str]:
+        return dict(self._hashes)
+
+    # -- keeping in step ----------------------------------------------------------------
+
+    def sync(self, papers: Mapping[str, tuple[Paper, str]]) -> int:
+        """Make the index hold exactly `papers` (paper_id -> (paper, content hash)).
+        Tokenises only papers that are new or whose hash changed; returns how many."""
+        if self._tokenizer is None and not self.load():
+            self._tokenizer = _make_tokenizer()
+        if self._hashes == {pid: digest for pid, (_, digest) in papers.items()}:
+            return 0
+        old = self._load_tokens()
+        changed = [pid for pid, (_, digest) in papers.items() if self._hashes.get(pid) != digest or pid not in old]
+        if changed:
+            fresh = self._tokenizer.tokenize(
+                [document_text(papers[pid][0]) for pid in changed], update_vocab=True, return_as="ids", show_progress=False
+            )
+            old.update(zip(changed, fresh, strict=True))
+        ids = list(papers)
+        owners: dict[str, list[str]] = {}
+        for pid, (paper, _) in papers.items():
+            for name in name_tokens(document_text(paper)):
+                owners.setdefault(name, []).append(pid)
+        names = {name: pids for name, pids in owners.items() if len(pids) <= NAME_MAX_PAPERS}
+        self._write(_State(ids, [papers[pid][1] for pid in ids], [old[pid] for pid in ids], names))
+        self.load()
+        return len(changed)
+
+    def _load_tokens(self) -> dict[str, list[int]]:
+        path = self.folder / TOKENS_FILE
+        if not path.is_file() or not self._paper_ids:
+            return {}
+        with np.load(path) as data:
+            flat, offsets = data["flat"], data["offsets"]
+        return {pid: flat[offsets[i] : offsets[i + 1]].tolist() for i, pid in enumerate(self._paper_ids)}
+
+    def _write(self, state: _State) -> None:
+        import bm25s
+
+        # Write a complete new folder, then swap it in: a crash leaves the old index or the
+        # new one, never half of each (and the next ingest re-syncs from the catalogue).
+        staging = self.folder.with_name(self.folder.name + ".new")
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        self._tokenizer.save_vocab(str(staging))
+        lengths = [len(t) for t in state.tokens]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        flat = np.fromiter((t for doc in state.tokens for t in doc), dtype=np.int32, count=int(offsets[-1]))
+        np.savez(staging / TOKENS_FILE, flat=flat, offsets=offsets)
+        if state.paper_ids:
+            from bm25s.tokenization import Tokenized
+
+            model = bm25s.BM25()
+            model.index(Tokenized(ids=state.tokens, vocab=self._tokenizer.get_vocab_dict()), show_progress=False)
+            model.save(str(staging / MODEL_DIR), show_progress=False)
+        (staging / STATE_FILE).write_text(
+            json.dumps({"version": FORMAT_VERSION, "paper_ids": state.paper_ids, "hashes": state.hashes, "names": state.names}), encoding="utf-8"
+        )
+        retired = self.folder.with_name(self.folder.name + ".old")
+        shutil.rmtree(retired, ignore_errors=True)
+        if self.folder.exists():
+            self.folder.rename(retired)
+        staging.rename(self.folder)
+        shutil.rmtree(retired, ignore_errors=True)
+
+    # -- querying -----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._paper_ids)
+
+    def query_ids(self, query: str) -> list[int]:
+        if self._tokenizer is None:
+            return []
+        ids = self._tokenizer.tokenize([query], update_vocab=False, return_as="ids", show_progress=False)[0]
+        return [i for i in ids if i != 0]
+
+    def papers_named(self, query: str) -> list[str]:
+        """Papers that contain a rare coined name the query mentions, e.g. "what does SureLock lock?"."""
+        found: list[str] = []
+        for token in query_tokens(query):
+            found.extend(p for p in self._names.get(token, ()) if p not in found)
+        return found
+
+    def search(self, query: str, k: int, allowed: Iterable[str] | None = None) -> list[tuple[str, float]]:
+        """(paper_id, BM25 score) pairs, best first; papers that share no term are left out."""
+        ids = self.query_ids(query)
+        if not ids or self._bm25 is None:
+            return []
+        mask = None
+        if allowed is not None:
+            mask = np.zeros(len(self._paper_ids), dtype=np.float32)
+            mask[[self._position[p] for p in allowed if p in self._position]] = 1.0
+        scores = self._bm25.get_scores_from_ids(ids, weight_mask=mask)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(self._paper_ids[i], float(scores[i])) for i in top if scores[i] > 0]
