@@ -185,6 +185,33 @@ def _read_batch(path: Path) -> list[str]:
     return questions
 
 
+eval_app = typer.Typer(help="The project's own quality and speed measurements.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    dataset: Annotated[str, typer.Option(help="scifact (BEIR, 300 test claims) or iclr (ICLR 2026 + bench/iclr_dev.jsonl).")] = "scifact",
+    data_root: Annotated[Path, typer.Option(help="Folder holding scifact/ and iclr2026/.")] = Path("../shared/data"),
+    index_dir: Annotated[Path | None, typer.Option(help="Where to keep the dataset's index (default DATA_DIR/eval/DATASET).")] = None,
+    limit: Annotated[int, typer.Option(help="Only the first N queries (a quick look).")] = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """nDCG@10 / Recall@100 (SciFact), Recall@5 / MRR@10 / theme Recall@20 (ICLR) for bm25, dense and hybrid."""
+    from rag.config import Settings
+    from rag.evaluation import evaluate, to_markdown
+
+    settings = Settings()
+    try:
+        summary = evaluate(dataset, data_root, index_dir or settings.data_dir / "eval" / dataset, settings, limit=limit)
+    except PaperchatError as exc:
+        _fail(str(exc), as_json)
+    if as_json:
+        _emit(summary)
+    else:
+        typer.echo(to_markdown(summary))
+
+
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to listen on (default PAPERCHAT_HOST, 127.0.0.1).")] = None,

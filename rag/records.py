@@ -71,8 +71,12 @@ class Hit:
     """One paper in a ranked result list (the best of its chunks decides its score)."""
 
     paper: Paper
-    score: float
+    score: float  # the ranking score (fused in hybrid mode): higher is better, falls down the list
     matched_text: str = ""
+    # Cosine similarity of the query and the paper's best chunk (0 when dense search did not
+    # retrieve it): an absolute measure, unlike fused ranks, so "nothing relevant" can be
+    # told apart from "the best of a poor lot" (see `paperchat eval retrieval`).
+    relevance: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ RRF_K = 60
 # Weighted fusion: share of the dense side after min-max normalising each side's scores.
 DENSE_WEIGHT = 0.5
 MAX_QUERY_CHARS = 2000
+NAMED_RELEVANCE = 1.0
 
 PaperLookup = Callable[[Iterable[str]], Mapping[str, Paper]]
 
@@ -113,7 +114,13 @@ def search(
     papers = lookup(top)
     top = [p for p in top if p in papers]
     hits = [
-        Hit(papers[p], score, dense.get(p, (0.0, ""))[1] or _first_sentence(papers[p].abstract))
+        Hit(
+            papers[p],
+            score,
+            dense.get(p, (0.0, ""))[1] or _first_sentence(papers[p].abstract),
+            # A paper the query names is relevant whatever the embedding thinks.
+            NAMED_RELEVANCE if p in named else dense.get(p, (0.0, ""))[0],
+        )
         for p, score in zip(top, _monotone([fused.get(p, 0.0) for p in top]), strict=True)
     ]
     timings["fuse"] = _ms(mark)
