@@ -26,7 +26,7 @@ from rag.api import Paperchat  # noqa: E402
 from rag.chunking import chunk_papers  # noqa: E402
 from rag.config import Settings  # noqa: E402
 from rag.corpus import load_papers  # noqa: E402
-from rag.embeddings import resolve_model_dir  # noqa: E402
+from rag.embeddings import sentence_transformer  # noqa: E402
 
 DEFAULT_PAPERS = ROOT.parent / "shared" / "data" / "iclr2026" / "papers.jsonl"
 
@@ -53,14 +53,13 @@ def main() -> None:
             path.write_text("\n".join(lines[i * per_shard : (i + 1) * per_shard]) + "\n", encoding="utf-8")
             shard_paths.append(path)
 
-        settings = Settings(data_dir=Path(tmp) / "data")
+        # Never the user's .env or Chroma server: a private store in the temporary folder.
+        settings = Settings(data_dir=Path(tmp) / "data", chroma_url="", _env_file=None)  # type: ignore[call-arg]
         api = Paperchat(settings)
-        from sentence_transformers import SentenceTransformer
-
-        model = SentenceTransformer(str(resolve_model_dir(settings.embedding_model)), device=settings.embedding_device)
-        # Warm both paths once (model load, first-call allocations) outside the timings.
-        model.encode(["warm up"], batch_size=settings.embedding_batch_size)
+        # Warm up (model load, first-call allocations) outside the timings; the baseline
+        # uses the pipeline's own SentenceTransformer, so the model is in memory once.
         api.embeddings.embed_query("warm up")
+        model = sentence_transformer(settings)
         rss_loaded = peak_rss_mb()
 
         base_s = pipe_s = 0.0

@@ -76,7 +76,8 @@ class Paperchat:
         from rag.store import make_store
 
         if "_store" not in self.__dict__:
-            self.__dict__["_store"] = make_store(self.settings, self.embeddings, self.model, create=create)
+            catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
+            self.__dict__["_store"] = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
         store: ChunkStore = self.__dict__["_store"]
         return store
 
@@ -119,6 +120,11 @@ class Paperchat:
         from rag.index import sync
 
         loaded = load_papers(paths, self.settings.max_abstract_chars)
+        if not loaded.files and not loaded.papers and not prune:
+            # Nothing readable: report the errors without creating or touching any index.
+            papers = self.catalog.count() if self.settings.catalog_path.exists() else 0
+            chunks = self.catalog.chunk_count() if papers else 0
+            return IngestReport(papers=papers, chunks=chunks, errors=loaded.errors)
         with self._ingest_lock():
             self._forget_cached_corpus()
             return sync(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -26,6 +27,7 @@ CREATE TABLE IF NOT EXISTS papers (
     record       TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS papers_abstract_key ON papers(abstract_key);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -45,6 +47,11 @@ class Catalog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False)
         self._db.executescript(SCHEMA)
+        with self._db:
+            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('catalog_id', ?)", (uuid.uuid4().hex,))
+        # Written into the Chroma collection this catalogue fills, so that a second catalogue
+        # (another machine, a wiped data dir) never treats that collection's chunks as orphans.
+        self.catalog_id: str = self._db.execute("SELECT value FROM meta WHERE key = 'catalog_id'").fetchone()[0]
 
     def close(self) -> None:
         self._db.close()

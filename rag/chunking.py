@@ -84,16 +84,22 @@ def chunk_papers(papers: Sequence[Paper], count_tokens: TokenCounter = approx_to
 
 
 def _fit_sentences(sentences: list[str], count_tokens: TokenCounter, budget: int) -> list[tuple[str, int]]:
-    """(sentence, token count) pairs; a sentence longer than the budget is cut by words."""
+    """(sentence, token count) pairs, every one within the budget: a longer sentence is cut
+    in halves by words, and a single over-long "word" (a URL, a run of LaTeX) by characters,
+    until each piece fits."""
     fitted: list[tuple[str, int]] = []
-    for sentence, tokens in zip(sentences, count_tokens(sentences), strict=True):
+    pending = list(zip(sentences, count_tokens(sentences), strict=True))
+    while pending:
+        text, tokens = pending.pop(0)
         if tokens <= budget:
-            fitted.append((sentence, tokens))
+            fitted.append((text, tokens))
             continue
-        words = sentence.split()
-        per_piece = max(1, int(len(words) * budget / tokens * 0.9))
-        parts = [" ".join(words[i : i + per_piece]) for i in range(0, len(words), per_piece)]
-        fitted.extend(zip(parts, count_tokens(parts), strict=True))
+        words = text.split()
+        if len(words) > 1:
+            halves = [" ".join(words[: len(words) // 2]), " ".join(words[len(words) // 2 :])]
+        else:
+            halves = [text[: len(text) // 2], text[len(text) // 2 :]]
+        pending[:0] = list(zip(halves, count_tokens(halves), strict=True))
     return fitted
 
 

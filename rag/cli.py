@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from rag.errors import PaperchatError
+from rag.errors import NoIndexError, PaperchatError
 
 app = typer.Typer(
     help="Ask questions about research-paper abstracts, offline. Data lives in $PAPERCHAT_DATA_DIR (default ./data).",
@@ -52,7 +52,10 @@ def _display_path(path: str) -> str:
 
 
 def paper_json(paper: Any) -> dict[str, object]:
+    # Record fields first, so that a record's own "source" or "title_is_generated" can never
+    # overwrite the contract's fields.
     return {
+        **dict(paper.extra),
         "paper_id": paper.paper_id,
         "title": paper.title,
         "title_is_generated": paper.title_is_generated,
@@ -64,7 +67,6 @@ def paper_json(paper: Any) -> dict[str, object]:
         "keywords": list(paper.keywords),
         "venue": paper.venue,
         "year": paper.year,
-        **dict(paper.extra),
     }
 
 
@@ -75,8 +77,10 @@ def ingest(
     as_json: JsonFlag = False,
 ) -> None:
     """Add papers to the index, or bring it up to date; unchanged papers are not embedded again."""
+    # `--prune` alone only prunes; with no paths and no --prune the seed lists are ingested.
+    targets = paths if paths else ([] if prune else [Path("seeds")])
     try:
-        report = _api().ingest(paths or [Path("seeds")], prune=prune, progress=True)
+        report = _api().ingest(targets, prune=prune, progress=True)
     except PaperchatError as exc:
         _fail(str(exc), as_json)
     document = report.to_json()
@@ -132,8 +136,7 @@ def search(
         api = _api()
         options = {"mode": mode, "fusion": fusion, "where": _parse_where(where or [])}
         if queries is not None:
-            results = [_search_json(api, q, k, options) for q in _read_batch(queries)]
-            _emit(results)
+            _emit([_search_json_or_error(api, q, k, options) for q in _read_batch(queries)])
             return
         result = _search_json(api, query or "", k, options)
     except PaperchatError as exc:
@@ -156,6 +159,16 @@ def _parse_where(conditions: list[str]) -> dict[str, str]:
     return parsed
 
 
+def _search_json_or_error(api: Any, query: str, k: int | None, options: dict[str, Any]) -> dict[str, object]:
+    """In a batch, one bad query gets its own {"query", "error"} and the others still run."""
+    try:
+        return _search_json(api, query, k, options)
+    except PaperchatError as exc:
+        if isinstance(exc, NoIndexError):
+            raise
+        return {"query": query, "error": str(exc)}
+
+
 def _search_json(api: Any, query: str, k: int | None, options: dict[str, Any]) -> dict[str, object]:
     result = api.search(query, k, **options)
     return {
@@ -172,7 +185,7 @@ def _read_batch(path: Path) -> list[str]:
     if not path.is_file():
         raise PaperchatError(f"{path} does not exist; give a file with one JSON object per line, like {{\"q\": \"...\"}}.")
     questions: list[str] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -170,19 +171,23 @@ def _parse(path: Path, text: str) -> Iterable[_Record | IngestError]:
     return _parse_csv(path, text)
 
 
-def _parse_seed_list(path: Path, text: str) -> Iterator[_Record]:
+def _parse_seed_list(path: Path, text: str) -> Iterator[_Record | IngestError]:
     """Header line, blank line, then one abstract per blank-line separated paragraph."""
+    found = False
     for position, (line, paragraph) in enumerate(_paragraphs(text)):
         if position == 0 and "\n" not in paragraph and len(paragraph) <= MAX_HEADER_CHARS:
             continue  # the list's header
+        found = True
         yield _Record(abstract=normalize_whitespace(paragraph), path=str(path), line=line)
+    if not found:
+        yield IngestError(str(path), "no abstracts found: a seed list is a header line, a blank line, then abstracts separated by blank lines")
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
     """(first line number, text) of each blank-line separated paragraph."""
     lines: list[str] = []
     start = 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             if not lines:
                 start = number
@@ -195,7 +200,9 @@ def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _parse_jsonl(path: Path, text: str) -> Iterator[_Record | IngestError]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Not str.splitlines(): it also splits on U+2028, U+2029 and \x85, which JSON allows raw
+    # inside strings, and would cut a valid record in two.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -223,12 +230,11 @@ def _parse_json(path: Path, text: str) -> Iterator[_Record | IngestError]:
 
 def _parse_csv(path: Path, text: str) -> Iterator[_Record | IngestError]:
     csv.field_size_limit(CSV_FIELD_LIMIT_CHARS)
-    lines = text.splitlines(keepends=True)
     try:
-        dialect = csv.Sniffer().sniff("".join(lines[:20]), delimiters=",;\t")
+        dialect = csv.Sniffer().sniff("\n".join(text.split("\n")[:20]), delimiters=",;\t")
     except csv.Error:
         dialect = csv.excel  # type: ignore[assignment]
-    reader = csv.DictReader(lines, dialect=dialect)
+    reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect)
     columns = [_key(c) for c in (reader.fieldnames or [])]
     if not any(k in columns for k in ABSTRACT_KEYS):
         yield IngestError(
@@ -298,9 +304,11 @@ def _as_list(value: object, split_and: bool = False) -> tuple[str, ...]:
         return ()
     if isinstance(value, list):
         items = [v.get("name", "") if isinstance(v, dict) else str(v) for v in value]
+    elif ";" in str(value):
+        # "Doe, John; Smith, Jane" (Zotero, BibTeX exports): the commas are inside names.
+        items = str(value).split(";")
     else:
-        pattern = r";|,| and " if split_and else r";|,"
-        items = re.split(pattern, str(value))
+        items = re.split(r",| and " if split_and else ",", str(value))
     return tuple(s for s in (normalize_whitespace(i) for i in items) if s)
 
 
@@ -356,11 +364,14 @@ def _to_paper(record: _Record, key: str) -> Paper:
     )
 
 
+def _has_record_id(paper: Paper) -> bool:
+    return paper.paper_id != paper.abstract_key[: len(paper.paper_id)]
+
+
 def merge_papers(first: Paper, second: Paper) -> Paper:
     """Merge two copies of one abstract. A record id beats a hash id, a real title beats a
     generated label, and otherwise the first non-empty value is kept."""
-    has_real_id = first.paper_id != hashed_paper_id(first.abstract)
-    primary, other = (first, second) if has_real_id or second.paper_id == hashed_paper_id(second.abstract) else (second, first)
+    primary, other = (first, second) if _has_record_id(first) or not _has_record_id(second) else (second, first)
     title_from = first if not first.title_is_generated or second.title_is_generated else second
     extra = dict(other.extra)
     extra.update(dict(primary.extra))

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rag.errors import EmbeddingModelError
 
@@ -58,7 +58,8 @@ def resolve_model_dir(configured: str = "") -> Path:
 
 def model_name(settings: Settings) -> str:
     """A short, stable name of the configured model, recorded with the index."""
-    return settings.embedding_model or "all-MiniLM-L6-v2 (bundled)"
+    # Resolved, so that ./models/x and /home/me/models/x name the same index.
+    return str(Path(settings.embedding_model).expanduser().resolve()) if settings.embedding_model else "all-MiniLM-L6-v2 (bundled)"
 
 
 def make_embeddings(settings: Settings) -> Embeddings:
@@ -93,6 +94,12 @@ def _load(model_dir: str, device: str, batch_size: int) -> Embeddings:
         )
     except (OSError, ValueError) as exc:
         raise EmbeddingModelError(f"Cannot load the embedding model from {model_dir}: {exc}") from exc
+
+
+def sentence_transformer(settings: Settings) -> Any:
+    """The loaded sentence-transformers model itself, for benchmarks that time `encode` alone."""
+    model_dir = str(resolve_model_dir(settings.embedding_model))
+    return _load(model_dir, settings.embedding_device, settings.embedding_batch_size)._client  # type: ignore[attr-defined]
 
 
 def make_token_counter(settings: Settings) -> tuple[Callable[[Sequence[str]], list[int]], int]:

@@ -37,8 +37,10 @@ class ChunkPlan:
 
 
 def content_hash(paper: Paper, plan: ChunkPlan) -> str:
+    """Of what goes into the embeddings. Metadata (status, year, ...) is left out: a changed
+    field updates the chunks' metadata in place instead of embedding them again."""
     payload = json.dumps(
-        [CHUNKER_VERSION, plan.model, plan.max_tokens, paper.title, paper.abstract, paper.metadata()],
+        [CHUNKER_VERSION, plan.model, plan.max_tokens, paper.title, paper.abstract],
         ensure_ascii=False,
         sort_keys=True,
     )
@@ -65,7 +67,7 @@ def sync(
     for paper_id, entry in existing.items():
         if paper_id not in gone and not set(entry.chunk_ids()) <= store_ids:
             changes.final.setdefault(paper_id, entry.paper)
-            changes.kinds.setdefault(paper_id, "updated")
+            changes.kinds[paper_id] = "updated"
             changes.dirty.add(paper_id)
 
     to_embed: list[tuple[Paper, str]] = []
@@ -77,6 +79,9 @@ def sync(
             to_embed.append((paper, digest))
         elif old.paper != paper:
             metadata_only.append(Entry(paper, digest, old.n_chunks))
+            if old.paper.metadata() != paper.metadata():
+                # Store first, catalogue second: a kill in between is redone next time.
+                store.update_metadata({cid: paper.metadata() for cid in old.chunk_ids()})
 
     if changes.removed:
         with catalog.transaction() as writer:
@@ -126,16 +131,35 @@ def _plan_changes(loaded: LoadResult, existing: dict[str, Entry], prune: bool) -
     by_key = {entry.paper.abstract_key: entry for entry in existing.values()}
     changes = _Changes(final={}, kinds={}, replaced={}, removed=[], dirty=set())
     matched: set[str] = set()
-    for paper in loaded.papers:
-        old = by_key.get(paper.abstract_key) or existing.get(paper.paper_id)
-        if old is None or old.paper.paper_id in matched:
+    # Match by record id first (an edited abstract keeps its paper), then by abstract (the
+    # same text from another file): in that order, whatever order the files came in.
+    pairs: dict[int, Entry] = {}
+    for index, paper in enumerate(loaded.papers):
+        old = existing.get(paper.paper_id)
+        if old is not None and old.paper.paper_id not in matched:
+            pairs[index] = old
+            matched.add(old.paper.paper_id)
+    for index, paper in enumerate(loaded.papers):
+        old = by_key.get(paper.abstract_key)
+        if index not in pairs and old is not None and old.paper.paper_id not in matched:
+            pairs[index] = old
+            matched.add(old.paper.paper_id)
+
+    for index, paper in enumerate(loaded.papers):
+        old = pairs.get(index)
+        if old is None or paper.paper_id in changes.final:
             changes.final[paper.paper_id] = paper
             changes.kinds[paper.paper_id] = "added"
             continue
-        matched.add(old.paper.paper_id)
         kept = kept_sources(old.paper)
-        merged = merge_papers(paper, replace(old.paper, sources=kept))
-        merged = replace(merged, sources=tuple(dict.fromkeys(kept + paper.sources)))
+        # With no other file still vouching for the old copy, the copy just read is the whole
+        # truth (a field removed from the record goes); otherwise the copies are merged.
+        merged = merge_papers(paper, replace(old.paper, sources=kept)) if kept else paper
+        merged = replace(merged, sources=_ordered_sources(old.paper.sources, kept, paper.sources))
+        if merged.paper_id in changes.final:  # another loaded paper already took that id
+            changes.final[paper.paper_id] = paper
+            changes.kinds[paper.paper_id] = "added"
+            continue
         if merged.paper_id != old.paper.paper_id:
             changes.replaced[merged.paper_id] = old.paper.paper_id
         changes.final[merged.paper_id] = merged
@@ -153,6 +177,12 @@ def _plan_changes(loaded: LoadResult, existing: dict[str, Entry], prune: bool) -
         else:
             changes.removed.append(paper_id)
     return changes
+
+
+def _ordered_sources(old: tuple[str, ...], kept: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
+    """Sources in first-seen order, so that re-reading a file does not reorder them."""
+    current = set(kept) | set(new)
+    return tuple(dict.fromkeys([s for s in old if s in current] + list(new)))
 
 
 @dataclass

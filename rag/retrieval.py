@@ -81,10 +81,17 @@ def search(
         timings["embed"] = _ms(started)
         mark = time.perf_counter()
         where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
-        if allowed is None or allowed:
-            for hit in store.search_by_vector(vector, candidates * CHUNKS_PER_PAPER, where):
+        fetch = candidates * CHUNKS_PER_PAPER
+        while allowed is None or allowed:
+            chunk_hits = store.search_by_vector(vector, fetch, where)
+            for hit in chunk_hits:
                 if hit.paper_id not in dense or hit.score > dense[hit.paper_id][0]:
                     dense[hit.paper_id] = (hit.score, hit.text)
+            # Long abstracts (many chunks) can crowd the fetch: widen it until there are
+            # enough distinct papers or the store has no more chunks to give.
+            if len(dense) >= candidates or len(chunk_hits) < fetch:
+                break
+            fetch *= 4
         timings["dense"] = _ms(mark)
 
     lexical_hits: list[tuple[str, float]] = []

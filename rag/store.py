@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rag.config import Settings
 
 MODEL_KEY = "embedding_model"
+CATALOG_KEY = "catalog_id"
 # Chroma pages `get` internally, but a single huge response from a server is slow to
 # decode; 5,000 ids a page keeps each response under ~200 KB.
 ID_PAGE_SIZE = 5000
@@ -64,11 +65,19 @@ class ChunkStore:
                 return ids
             offset += ID_PAGE_SIZE
 
+    def update_metadata(self, metadata: Mapping[str, Mapping[str, str | int]]) -> None:
+        """Replace the filterable metadata of existing chunks, without embedding anything."""
+        if not metadata:
+            return
+        ids = list(metadata)
+        self._chroma._collection.update(
+            ids=ids, metadatas=[{**metadata[i], "paper_id": i.rsplit("#", 1)[0], "chunk": int(i.rsplit("#", 1)[1])} for i in ids]
+        )
+
     def count(self) -> int:
         return int(self._chroma._collection.count())
 
     def search_by_vector(self, vector: Sequence[float], k: int, where: Mapping[str, Any] | None = None) -> list[ChunkHit]:
-        k = min(k, self.count())
         if k <= 0:
             return []
         pairs = self._chroma.similarity_search_by_vector_with_relevance_scores(
@@ -87,7 +96,7 @@ class ChunkStore:
         ]
 
 
-def make_store(settings: Settings, embeddings: Embeddings, model: str, create: bool = True) -> ChunkStore:
+def make_store(settings: Settings, embeddings: Embeddings, model: str, create: bool = True, catalog_id: str | None = None) -> ChunkStore:
     """Build the store from settings. `create=False` (search, papers) fails with the fix when no index exists."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -126,8 +135,14 @@ def make_store(settings: Settings, embeddings: Embeddings, model: str, create: b
     except (NotFoundError, ValueError) as exc:
         if not create:
             raise NoIndexError(str(settings.data_dir)) from exc
-        collection = client.create_collection(
-            settings.collection, metadata={MODEL_KEY: model}, configuration={"hnsw": {"space": "cosine"}}
+        metadata = {MODEL_KEY: model, **({CATALOG_KEY: catalog_id} if catalog_id else {})}
+        collection = client.create_collection(settings.collection, metadata=metadata, configuration={"hnsw": {"space": "cosine"}})
+    owner = (collection.metadata or {}).get(CATALOG_KEY)
+    if catalog_id and owner and owner != catalog_id:
+        raise StoreError(
+            f"The collection {settings.collection!r} in {description} was filled from another paper catalogue "
+            f"(another machine or data directory than {settings.data_dir}). Use that data directory, or set "
+            "PAPERCHAT_COLLECTION to a collection of your own; paperchat will not touch another catalogue's chunks."
         )
     built_with = (collection.metadata or {}).get(MODEL_KEY)
     if built_with != model:

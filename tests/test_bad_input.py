@@ -10,7 +10,7 @@ import pytest
 
 from rag.api import Paperchat
 from rag.records import IngestReport
-from tests.conftest import write_jsonl
+from tests.conftest import SEEDS, write_jsonl
 
 GOOD_ABSTRACT = "We introduce QuillNet, a model that writes poems about graphs. QuillNet beats three baselines on 40 graph datasets."
 OTHER_ABSTRACT = "We study how transformers count. Counting emerges after 10,000 steps in models with at least two layers of attention."
@@ -114,3 +114,50 @@ def test_reingesting_a_file_that_turned_bad_removes_nothing(api: Paperchat, tmp_
     report = api.ingest([path])
     assert report.removed == 0 and len(report.errors) == 1
     assert {p.paper_id for p in api.papers()} == {"A", "B"}
+
+
+def _good_txt(path: Path) -> None:
+    path.write_text(f"My list\n\n{OTHER_ABSTRACT}\n", encoding="utf-8")
+
+
+def _good_jsonl(path: Path) -> None:
+    write_jsonl(path, [{"id": "KEEP", "abstract": OTHER_ABSTRACT}, {"id": "KEEP2", "abstract": GOOD_ABSTRACT}])
+
+
+def _good_csv(path: Path) -> None:
+    path.write_text(f'id,abstract\nKEEP,"{OTHER_ABSTRACT}"\n', encoding="utf-8")
+
+
+# (file name, writes the good version, turns it bad): a file that was ingested fine and then
+# went bad must keep its papers in the index.
+TURNED_BAD = {
+    "emptied": ("list.txt", _good_txt, lambda p: p.write_text("", encoding="utf-8")),
+    "overwritten with binary": ("p.jsonl", _good_jsonl, lambda p: p.write_bytes(b"\x00\x01\x02" * 100)),
+    "re-saved as Latin-1": ("list.txt", _good_txt, lambda p: p.write_bytes(("Liste\n\nCafé " + OTHER_ABSTRACT).encode("latin-1"))),
+    "a line broken": ("p.jsonl", _good_jsonl, lambda p: p.write_text(f'{{"id": "KEEP", "abstract": "{OTHER_ABSTRACT}"}}\n{{"id": "KEEP2",\n')),
+    "abstract column renamed": ("p.csv", _good_csv, lambda p: p.write_text(f'id,summary_text\nKEEP,"{OTHER_ABSTRACT}"\n')),
+    "a 200 KB abstract": (
+        "p.jsonl",
+        _good_jsonl,
+        lambda p: write_jsonl(p, [{"id": "KEEP", "abstract": OTHER_ABSTRACT}, {"id": "KEEP2", "abstract": "x " * 100_000}]),
+    ),
+    "deleted": ("p.jsonl", _good_jsonl, lambda p: p.unlink()),
+}
+
+
+@pytest.mark.parametrize("case", TURNED_BAD.values(), ids=TURNED_BAD.keys())
+def test_a_file_that_turned_bad_keeps_its_papers(api: Paperchat, tmp_path: Path, case) -> None:
+    name, write_good, make_bad = case
+    path = tmp_path / name
+    write_good(path)
+    api.ingest([SEEDS, path])
+    before = {p.paper_id: p for p in api.papers()}
+    chunks_before = api.store().chunk_ids()
+
+    make_bad(path)
+    report = api.ingest([path])
+
+    assert report.errors and all(Path(e.path).name == name for e in report.errors)
+    assert report.removed == 0
+    assert {p.paper_id: p for p in api.papers()} == before
+    assert api.store().chunk_ids() == chunks_before

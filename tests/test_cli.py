@@ -106,3 +106,47 @@ def test_help_does_not_import_torch() -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "ingest" in done.stdout and "search" in done.stdout
+
+
+def test_prune_alone_prunes_without_ingesting_seeds(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "one.jsonl", [{"id": "ONE", "abstract": "We count sheep with drones on many farms across three seasons."}])
+    run("ingest", str(path))
+    path.unlink()
+    code, report = run("ingest", "--prune", "--json")
+    assert code == 0 and (report["removed"], report["papers"], report["added"]) == (1, 0, 0)  # type: ignore[index]
+
+
+def test_record_fields_cannot_overwrite_contract_fields(tmp_path: Path) -> None:
+    abstract = "We count sheep with drones on many farms across three seasons."
+    run("ingest", str(write_jsonl(tmp_path / "x.jsonl", [{"id": "X", "abstract": abstract, "source": "evil", "status": "Oral"}])))
+    code, papers = run("papers", "--json")
+    assert code == 0
+    assert papers[0]["source"].endswith("x.jsonl") and papers[0]["title_is_generated"] is True  # type: ignore[index]
+    assert papers[0]["status"] == "Oral"  # type: ignore[index]
+
+
+def test_batch_reports_a_bad_query_in_its_own_row(tmp_path: Path) -> None:
+    run("ingest", str(SEEDS))
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"q": "KV cache"}, {"q": "   "}, {"q": "3D reconstruction"}])
+    code, results = run("search", "--queries", str(queries), "--json")
+    assert code == 0 and len(results) == 3  # type: ignore[arg-type]
+    assert "error" in results[1] and results[0]["results"] and results[2]["results"]  # type: ignore[index]
+
+
+def test_query_and_batch_together_is_a_usage_error(tmp_path: Path) -> None:
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"q": "x"}])
+    assert run("search", "x", "--queries", str(queries))[0] == 2
+
+
+def test_papers_does_not_load_the_model(api: Paperchat) -> None:
+    api.ingest([SEEDS])
+    code = (
+        "import sys\n"
+        "from rag.cli import app\n"
+        "try:\n    app(['papers', '--json'])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules\n"
+    )
+    env = {"PAPERCHAT_DATA_DIR": str(api.settings.data_dir), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)) == 51

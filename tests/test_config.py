@@ -23,3 +23,13 @@ def test_readme_documents_every_setting() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     missing = [name for name in Settings.model_fields if f"PAPERCHAT_{name.upper()}" not in readme]
     assert not missing
+
+
+def test_a_missing_model_folder_is_an_error_that_says_what_to_do(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    from rag.embeddings import make_embeddings
+    from rag.errors import EmbeddingModelError
+
+    with pytest.raises(EmbeddingModelError, match=r"PAPERCHAT_EMBEDDING_MODEL.*never downloaded"):
+        make_embeddings(Settings(embedding_model=str(tmp_path / "no-such-model"), _env_file=None))  # type: ignore[call-arg]

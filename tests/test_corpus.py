@@ -93,3 +93,31 @@ def test_seed_list_line_numbers_point_at_the_paragraph(tmp_path: Path) -> None:
     result = load_papers([path])
     assert len(result.papers) == 1
     assert [(e.line, "too short" in e.message) for e in result.errors] == [(6, True)]
+
+
+def test_jsonl_keeps_records_with_raw_line_separators_in_strings(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"id": "U", "abstract": "' + ABSTRACT_A.replace(". ", ".\u2028 ", 1) + '"}\n', encoding="utf-8")
+    result = load_papers([path])
+    assert not result.errors and len(result.papers) == 1
+
+
+def test_json_list_and_papers_object(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text(f'[{{"id": "J1", "abstract": "{ABSTRACT_A}"}}]', encoding="utf-8")
+    (tmp_path / "b.json").write_text(f'{{"papers": [{{"id": "J2", "abstract": "{ABSTRACT_B}"}}]}}', encoding="utf-8")
+    (tmp_path / "c.json").write_text('{"title": "not a list"}', encoding="utf-8")
+    result = load_papers([tmp_path])
+    assert sorted(p.paper_id for p in result.papers) == ["J1", "J2"]
+    assert [Path(e.path).name for e in result.errors] == ["c.json"]
+
+
+def test_authors_in_last_first_form_split_on_semicolons(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "p.jsonl", [{"abstract": ABSTRACT_A, "authors": "Doe, John; Smith, Jane"}])
+    assert load_papers([path]).papers[0].authors == ("Doe, John", "Smith, Jane")
+
+
+def test_a_seed_list_with_only_a_header_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "list.txt"
+    path.write_text("ICLR 2026 Papers\n", encoding="utf-8")
+    result = load_papers([path])
+    assert not result.papers and "no abstracts" in result.errors[0].message and not result.files

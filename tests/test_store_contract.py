@@ -79,3 +79,14 @@ def test_unreachable_server_names_the_fix(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, chroma_url="http://127.0.0.1:9", _env_file=None)  # type: ignore[call-arg]
     with pytest.raises(StoreError, match="chroma run"):
         make_store(settings, HashingEmbeddings(), "hashing-512")
+
+
+@pytest.mark.integration
+def test_a_second_catalogue_cannot_empty_a_shared_server_collection(chroma_server: str, tmp_path: Path) -> None:
+    shared = {"chroma_url": chroma_server, "collection": f"t{uuid.uuid4().hex[:12]}", "_env_file": None}
+    first = make_fake_api(Settings(data_dir=tmp_path / "laptop", **shared), HashingEmbeddings())  # type: ignore[arg-type]
+    chunks = first.ingest([SEEDS]).chunks
+    other = make_fake_api(Settings(data_dir=tmp_path / "other-machine", **shared), HashingEmbeddings())  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match="another paper catalogue"):
+        other.ingest([SEEDS])
+    assert first.store().count() == chunks

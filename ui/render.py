@@ -18,8 +18,8 @@ def render_hits(query: str, hits: Sequence[Hit]) -> str:
     for rank, hit in enumerate(hits, start=1):
         paper = hit.paper
         title = html.escape(paper.title)
-        if paper.url:
-            title = f"[{title}]({paper.url})"
+        if paper.url.startswith(("http://", "https://")):
+            title = f"[{title}]({html.escape(paper.url).replace('(', '%28').replace(')', '%29')})"
         generated = " <small>(generated title)</small>" if paper.title_is_generated else ""
         abstract = paper.abstract
         if len(abstract) > ABSTRACT_PREVIEW_CHARS:
