@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from rag.records import Chunk, Paper
 
 # Bump when the chunk texts would change for the same paper: the index then re-embeds.
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2
 # [CLS] and [SEP] take two of the model's 256 positions.
 SPECIAL_TOKENS = 2
 # A title so long it leaves less than this for the body is cut short in the prefix instead.
@@ -34,9 +34,16 @@ def approx_token_counts(texts: Sequence[str]) -> list[int]:
 # (nltk punkt, spaCy) or split on every period ("e.g.", "et al.", "3.5"), and this runs on
 # every abstract at ingest, where a per-abstract cost of milliseconds would add minutes.
 _ABBREVIATIONS = frozenset(
-    "e.g i.e et al etc vs cf fig figs eq eqs sec ref refs approx resp w.r.t no nos i.i.d dr prof".split()
+    "e.g i.e et al etc vs cf fig figs eq eqs sec ref refs approx resp w.r.t i.i.d dr prof".split()
 )
-_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9\u4e00-\u9fff])|[。！？]\s*")
+# "No. 5" abbreviates "number", but "the answer is no. We ..." ends a sentence.
+_NUMBER_ABBREVIATIONS = frozenset({"no", "nos"})
+# An initial comes before a name, never before these ("batch size B. We show ...").
+_NOT_A_NAME_RE = re.compile(r"(?:We|Our|The|This|These|It)\b")
+# After a sentence end: a capital, a digit, or a lower-case list marker ("(i)", "(b)").
+_BOUNDARY = re.compile(
+    r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9\u4e00-\u9fff]|\((?:[ivx]{1,4}|[a-h])\)\s)|[。！？]\s*"
+)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -45,9 +52,15 @@ def split_sentences(text: str) -> list[str]:
     for match in _BOUNDARY.finditer(text):
         end = match.end()
         candidate = text[start:end].strip()
-        last_word = candidate.rstrip(".!?\"'”’)] ").rsplit(" ", 1)[-1].lstrip("([{\"'“‘").lower()
-        # "et al. Smith", "e.g. BERT", and initials like "J. Doe" are not sentence ends.
-        if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
+        word = candidate.rstrip(".!?\"'”’)] ").rsplit(" ", 1)[-1].lstrip("([{\"'“‘")
+        last_word = word.lower()
+        # "et al. Smith", "e.g. BERT", "No. 5" and initials like "J. Doe" are not sentence
+        # ends; a lower-case or Greek letter ("with respect to n.", "tolerance ε.") is a variable.
+        if (
+            last_word in _ABBREVIATIONS
+            or (last_word in _NUMBER_ABBREVIATIONS and text[end : end + 1].isdigit())
+            or (len(word) == 1 and "A" <= word <= "Z" and not _NOT_A_NAME_RE.match(text, end))
+        ):
             continue
         if candidate:
             sentences.append(candidate)

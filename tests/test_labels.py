@@ -81,6 +81,40 @@ def test_fallback_to_first_sentence_when_no_contribution_sentence() -> None:
 
 
 @pytest.mark.parametrize(
+    ("abstract", "expected"),
+    [
+        (  # "no." is "number" only before a digit ("No. 5")
+            "Are small benchmarks reliable? In many scenarios, we find that the answer is no. "
+            "We introduce a meta-evaluation measure for micro-benchmarking that predicts ranking agreement.",
+            "Meta-evaluation measure for micro-benchmarking that predicts ranking agreement",
+        ),
+        (  # a Greek or lower-case variable is not an initial
+            "We study kernels for contrastive learning up to some error tolerance ε. "
+            "Leveraging these definitions, we prove a recovery result for masked autoencoders.",
+            "Kernels for contrastive learning up to some error tolerance ε",
+        ),
+        (
+            "Prior work fails on graphs with n nodes. We show that sparse attention scales linearly in n. "
+            "Experiments on ten benchmarks confirm it.",
+            "Sparse attention scales linearly in n",
+        ),
+        (  # a capital letter before "We" is a variable, not an initial as in "J. Doe"
+            "We focus on two key hyperparameters: the clipping bound C and batch size B. "
+            "We show a clear mismatch between theory and practice in choosing them.",
+            "Clear mismatch between theory and practice in choosing them",
+        ),
+        (  # a lower-case list marker starts a sentence
+            "Docking models ignore overlapping fragments. This work addresses these limitations from two aspects. "
+            "(i) OverlapBPE tokenization. (ii) A hierarchical interaction network.",
+            "These limitations from two aspects",
+        ),
+    ],
+)
+def test_gist_stays_within_its_sentence(abstract: str, expected: str) -> None:
+    assert make_label(abstract) == expected
+
+
+@pytest.mark.parametrize(
     "abstract",
     [
         r"We present H$^2$Flow, a solver that reaches $O(n \log n)$ cost for $\alpha$-stable noise.",
