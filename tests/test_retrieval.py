@@ -11,7 +11,8 @@ import pytest
 from rag.api import Paperchat
 from rag.corpus import load_papers
 from rag.errors import PaperchatError
-from rag.lexical import LexicalIndex, name_tokens
+from rag.lexical import LexicalIndex, paper_name
+from rag.records import Paper
 from rag.retrieval import reciprocal_rank_fusion, weighted_fusion
 from tests.conftest import SEEDS, make_fake_api, write_jsonl
 
@@ -30,13 +31,17 @@ def test_weighted_fusion_normalises_each_side() -> None:
     assert fused == {"a": 0.5, "b": 0.5, "c": 0.0}
 
 
-def test_name_tokens_are_coined_words_only() -> None:
-    assert name_tokens("We propose SureLock and ReST-KV on 3DGS with BERT, a transformer. Results improve.") == {
-        "surelock",
-        "rest-kv",
-        "3dgs",
-        "bert",
-    }
+def test_a_paper_name_is_the_coined_head_of_its_title() -> None:
+    def name(title: str, generated: bool = False) -> str:
+        return paper_name(Paper(paper_id="p", abstract="x", title=title, title_is_generated=generated))
+
+    assert name("WinT3R: Window-Based Streaming Reconstruction") == "wint3r"
+    assert name("ReST-KV: Robust KV Eviction") == "rest-kv"
+    assert name("SureLock: when the posterior at an unmasked position", generated=True) == "surelock"
+    # A plain word before a colon in a real title, or a long head, is not a coined name.
+    assert name("Aspirin: a review of twenty trials") == ""
+    assert name("Scaling Laws and Spectra of Shallow Networks: a study") == ""
+    assert name("No colon in this title") == ""
 
 
 @pytest.mark.parametrize("query", ["SureLock", "what does surelock lock?", "How is SureLock evaluated"])
