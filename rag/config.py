@@ -45,7 +45,7 @@ class Settings(BaseSettings):
         default="hybrid", description="hybrid (dense + BM25, fused), dense (embeddings only) or bm25 (words only)."
     )
     fusion: Literal["rrf", "weighted"] = Field(
-        default="rrf", description="How hybrid search fuses: rrf (reciprocal rank) or weighted (normalised score sum)."
+        default="weighted", description="How hybrid search fuses: weighted (min-max normalised score sum) or rrf (reciprocal rank)."
     )
     host: str = Field(default="127.0.0.1", description="Address `paperchat serve` listens on.")
     port: int = Field(default=7860, description="Port `paperchat serve` listens on.")

@@ -1,7 +1,8 @@
 """Search: query → ranked papers (one row per paper, best first, higher score is better).
 
 Hybrid by default: dense candidates (Chroma, best chunk per paper) and BM25 candidates
-(rag/lexical.py) fused by reciprocal rank or by a score-normalised weighted sum; papers that
+(rag/lexical.py) fused by a score-normalised weighted sum (the default: SciFact nDCG@10 0.731
+against 0.719 for reciprocal rank) or by reciprocal rank; papers that
 contain a rare coined name the query mentions ("SureLock", "ReST-KV") go first.
 """
 
@@ -62,7 +63,7 @@ def search(
     lookup: PaperLookup,
     k: int = 10,
     mode: Mode = "hybrid",
-    fusion: Fusion = "rrf",
+    fusion: Fusion = "weighted",
     allowed: set[str] | None = None,
 ) -> SearchResult:
     """`allowed`: only these paper ids (metadata filters resolved by the caller); None: all."""
