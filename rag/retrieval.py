@@ -23,12 +23,12 @@ Fusion = Literal["rrf", "weighted"]
 MODES: tuple[Mode, ...] = ("dense", "bm25", "hybrid")
 FUSIONS: tuple[Fusion, ...] = ("rrf", "weighted")
 
-# Abstracts split into ~2 chunks; fetching 3 chunks a wanted paper leaves room for papers
-# whose every chunk ranks high without running short of distinct papers.
-CHUNKS_PER_PAPER = 3
-# Each side contributes at least this many candidates to the fusion, so that a paper ranked
-# 30th by one side and 5th by the other can still reach a top 10.
-MIN_CANDIDATES = 50
+# Candidates each side brings to the fusion: at least MIN_CANDIDATES papers (2k for larger k),
+# from CHUNKS_PER_PAPER chunks a wanted paper (abstracts are ~2 chunks). Measured at k=10 on the
+# ICLR dev set and 150 SciFact claims: (3 chunks, 50 papers) and (2, 30) give the same Recall@5,
+# MRR@10 and nDCG@10 to the third decimal, and (2, 30) cuts the time Chroma takes by a third (21 -> 14 ms).
+CHUNKS_PER_PAPER = 2
+MIN_CANDIDATES = 30
 # The usual RRF constant (Cormack et al. 2009): dampens the difference between ranks 1 and 2.
 RRF_K = 60
 # Weighted fusion: share of the dense side after min-max normalising each side's scores.
@@ -76,7 +76,7 @@ def search(
     started = time.perf_counter()
     candidates = max(MIN_CANDIDATES, 2 * k)
 
-    dense: dict[str, tuple[float, str]] = {}
+    dense: dict[str, tuple[float, str]] = {}  # paper_id -> (best chunk's cosine, its chunk id)
     if mode != "bm25":
         vector = store.embeddings.embed_query(query)
         timings["embed"] = _ms(started)
@@ -84,10 +84,10 @@ def search(
         where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
         fetch = candidates * CHUNKS_PER_PAPER
         while allowed is None or allowed:
-            chunk_hits = store.search_by_vector(vector, fetch, where)
+            chunk_hits = store.search_by_vector(vector, fetch, where, with_text=False)
             for hit in chunk_hits:
                 if hit.paper_id not in dense or hit.score > dense[hit.paper_id][0]:
-                    dense[hit.paper_id] = (hit.score, hit.text)
+                    dense[hit.paper_id] = (hit.score, hit.chunk_id)
             # Long abstracts (many chunks) can crowd the fetch: widen it until there are
             # enough distinct papers or the store has no more chunks to give.
             if len(dense) >= candidates or len(chunk_hits) < fetch:
@@ -121,11 +121,12 @@ def search(
     top = ranked[:k]
     papers = lookup(top)
     top = [p for p in top if p in papers]
+    texts = store.texts([dense[p][1] for p in top if p in dense])
     hits = [
         Hit(
             papers[p],
             score,
-            dense.get(p, (0.0, ""))[1] or _first_sentence(papers[p].abstract),
+            texts.get(dense[p][1], "") if p in dense else _first_sentence(papers[p].abstract),
             # A paper the query names is relevant whatever the embedding thinks.
             NAMED_RELEVANCE if p in named else dense.get(p, (0.0, ""))[0],
         )

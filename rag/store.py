@@ -77,23 +77,36 @@ class ChunkStore:
     def count(self) -> int:
         return int(self._chroma._collection.count())
 
-    def search_by_vector(self, vector: Sequence[float], k: int, where: Mapping[str, Any] | None = None) -> list[ChunkHit]:
+    def search_by_vector(
+        self, vector: Sequence[float], k: int, where: Mapping[str, Any] | None = None, with_text: bool = True
+    ) -> list[ChunkHit]:
+        """The k nearest chunks. `with_text=False` skips reading the chunk texts: a hybrid
+        search fetches ~150 chunks to rank 10 papers and needs the text of only a few."""
         if k <= 0:
             return []
-        pairs = self._chroma.similarity_search_by_vector_with_relevance_scores(
-            list(vector), k=k, filter=dict(where) if where else None
-        )
+        if with_text:
+            pairs = self._chroma.similarity_search_by_vector_with_relevance_scores(list(vector), k=k, filter=dict(where) if where else None)
+            rows = [(str(doc.id), doc.metadata, doc.page_content, float(distance)) for doc, distance in pairs]
+        else:
+            found = self._chroma._collection.query(
+                query_embeddings=[list(vector)],  # type: ignore[arg-type]
+                n_results=k,
+                where=dict(where) if where else None,
+                include=["metadatas", "distances"],
+            )
+            rows = [
+                (str(cid), meta or {}, "", float(distance))
+                for cid, meta, distance in zip(found["ids"][0], found["metadatas"][0], found["distances"][0], strict=True)  # type: ignore[index]
+            ]
         # The collection uses cosine distance on normalised vectors: distance = 1 - cosine,
         # so 1 - distance is the cosine similarity, in [-1, 1], higher is better.
-        return [
-            ChunkHit(
-                chunk_id=str(doc.id),
-                paper_id=str(doc.metadata.get("paper_id", "")),
-                text=doc.page_content,
-                score=1.0 - float(distance),
-            )
-            for doc, distance in pairs
-        ]
+        return [ChunkHit(chunk_id=cid, paper_id=str(meta.get("paper_id", "")), text=text, score=1.0 - distance) for cid, meta, text, distance in rows]
+
+    def texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        if not chunk_ids:
+            return {}
+        found = self._chroma.get(ids=list(chunk_ids), include=["documents"])
+        return {str(cid): str(doc) for cid, doc in zip(found["ids"], found["documents"], strict=True)}
 
 
 def make_store(settings: Settings, embeddings: Embeddings, model: str, create: bool = True, catalog_id: str | None = None) -> ChunkStore:

@@ -39,6 +39,9 @@ def test_upsert_search_delete(backend: Settings) -> None:
     assert next(h.chunk_id for h in hits) == "a#0"
     assert hits[0].score > hits[-1].score  # higher is better
     assert -1.0 <= hits[-1].score <= hits[0].score <= 1.0001
+    bare = store.search_by_vector(store.embeddings.embed_query("counting sheep"), k=3, with_text=False)
+    assert [(h.chunk_id, h.score) for h in bare] == [(h.chunk_id, h.score) for h in hits] and all(h.text == "" for h in bare)
+    assert store.texts(["a#1", "b#0"]) == {"a#1": "farms and fields", "b#0": "language model forgetting"}
     filtered = store.search_by_vector(store.embeddings.embed_query("counting sheep"), k=3, where={"venue": "NeurIPS"})
     assert [h.paper_id for h in filtered] == ["b"]
     # Upserting the same ids again leaves one copy each.
