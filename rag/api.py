@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import fcntl
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 from rag.catalog import Catalog
 from rag.config import Settings
 from rag.corpus import load_papers
-from rag.errors import NoIndexError
+from rag.errors import NoIndexError, PaperchatError
 from rag.lexical import LexicalIndex
 from rag.records import IngestReport, Paper
 
@@ -41,6 +42,7 @@ class Paperchat:
         self._model = model
         self._count_tokens = count_tokens
         self._max_tokens = max_tokens
+        self._thread_lock = threading.RLock()
 
     # -- seams, built lazily so that `paperchat papers` never loads a model -------------
 
@@ -91,28 +93,42 @@ class Paperchat:
 
     def _lexical_for_search(self) -> LexicalIndex:
         """The lexical index as the catalogue says it should be. A missing or stale one
-        (deleted by hand, an ingest killed before its last step) is rebuilt here once."""
-        if "_lexical_checked" not in self.__dict__:
-            entries = self.catalog.entries()
-            if not self.lexical.load() or self.lexical.fingerprint() != {p: e.content_hash for p, e in entries.items()}:
-                self.lexical.sync({p: (e.paper, e.content_hash) for p, e in entries.items()})
-            self.__dict__["_lexical_checked"] = True
+        (deleted by hand, an ingest killed before its last step) is rebuilt here once,
+        under the same lock as an ingest, so two first searches never write it together."""
+        self._refresh_if_catalogue_changed()
+        with self._thread_lock:
+            if "_lexical_checked" not in self.__dict__:
+                with self._ingest_lock():
+                    entries = self.catalog.entries()
+                    if not self.lexical.load() or self.lexical.fingerprint() != {p: e.content_hash for p, e in entries.items()}:
+                        self.lexical.sync({p: (e.paper, e.content_hash) for p, e in entries.items()})
+                self.__dict__["_lexical_checked"] = True
         return self.lexical
 
     def _papers_by_id(self) -> dict[str, Paper]:
-        if "_papers" not in self.__dict__:
-            self.__dict__["_papers"] = {p.paper_id: p for p in self._existing_catalog().papers()}
-        papers: dict[str, Paper] = self.__dict__["_papers"]
+        self._refresh_if_catalogue_changed()
+        with self._thread_lock:
+            if "_papers" not in self.__dict__:
+                self.__dict__["_papers"] = {p.paper_id: p for p in self._existing_catalog().papers()}
+            papers: dict[str, Paper] = self.__dict__["_papers"]
         return papers
 
-    def _forget_cached_corpus(self) -> None:
-        for key in ("_papers", "_lexical_checked"):
-            self.__dict__.pop(key, None)
+    def _refresh_if_catalogue_changed(self) -> None:
+        # A long-running app must see what a CLI ingest in another process changed.
+        path = self.settings.catalog_path
+        stamp = path.stat().st_mtime_ns if path.exists() else 0
+        if self.__dict__.get("_catalog_stamp") != stamp:
+            self._forget_cached_corpus()
+            self.__dict__["_catalog_stamp"] = stamp
 
     def _existing_catalog(self) -> Catalog:
         if not self.settings.catalog_path.exists():
             raise NoIndexError(str(self.settings.data_dir))
         return self.catalog
+
+    def _forget_cached_corpus(self) -> None:
+        for key in ("_papers", "_lexical_checked"):
+            self.__dict__.pop(key, None)
 
     # -- operations ---------------------------------------------------------------------
 
@@ -153,6 +169,8 @@ class Paperchat:
         """Papers for `query`, best first. `where`: {"primary_area": "...", "year": 2024, "source": "000.txt"}."""
         from rag.retrieval import filter_papers, search
 
+        if k is not None and k < 1:
+            raise PaperchatError(f"k={k}: ask for at least one paper.")
         papers = self._papers_by_id()
         allowed = filter_papers(papers.values(), where) if where else None
         return search(

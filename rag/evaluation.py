@@ -167,7 +167,7 @@ def evaluate(
                 scores.add("Recall@100", recall_at(ranked, query.gold, 100))
             elif query.kind == "theme":
                 scores.add("theme Recall@20", recall_at(ranked, query.gold, 20))
-                scores.add("theme Recall@20 (of min(gold,20))", len(query.gold.intersection(ranked[:20])) / min(len(query.gold), 20))
+                scores.add("theme Recall@20 (of min(gold,20))", len(query.gold.intersection(ranked[:20])) / max(1, min(len(query.gold), 20)))
             else:
                 for prefix in ("single", query.kind):
                     scores.add(f"{prefix} Recall@5", recall_at(ranked, query.gold, 5))

@@ -81,7 +81,9 @@ def sync(
             metadata_only.append(Entry(paper, digest, old.n_chunks))
             if old.paper.metadata() != paper.metadata():
                 # Store first, catalogue second: a kill in between is redone next time.
-                store.update_metadata({cid: paper.metadata() for cid in old.chunk_ids()})
+                # Chroma merges metadata on update; None deletes a key, so a removed field goes.
+                cleared = {key: None for key in old.paper.metadata()}
+                store.update_metadata({cid: {**cleared, **paper.metadata()} for cid in old.chunk_ids()})
 
     if changes.removed:
         with catalog.transaction() as writer:

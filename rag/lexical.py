@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
@@ -116,12 +117,18 @@ class LexicalIndex:
             return False
         tokenizer = _make_tokenizer()
         tokenizer.load_vocab(str(self.folder))
-        self._tokenizer = tokenizer
-        self._paper_ids = list(state["paper_ids"])
-        self._hashes = dict(zip(self._paper_ids, state["hashes"], strict=True))
-        self._position = {pid: i for i, pid in enumerate(self._paper_ids)}
-        self._names = state.get("names", {})
-        self._bm25 = bm25s.BM25.load(str(self.folder / MODEL_DIR), show_progress=False) if self._paper_ids else None
+        paper_ids = list(state["paper_ids"])
+        bm25 = bm25s.BM25.load(str(self.folder / MODEL_DIR), show_progress=False) if paper_ids else None
+        # Published in one assignment, so a search in another thread never pairs the new ids
+        # with the old score matrix.
+        (self._tokenizer, self._paper_ids, self._hashes, self._position, self._names, self._bm25) = (
+            tokenizer,
+            paper_ids,
+            dict(zip(paper_ids, state["hashes"], strict=True)),
+            {pid: i for i, pid in enumerate(paper_ids)},
+            state.get("names", {}),
+            bm25,
+        )
         return True
 
     def fingerprint(self) -> dict[str, str]:
@@ -132,8 +139,9 @@ class LexicalIndex:
     def sync(self, papers: Mapping[str, tuple[Paper, str]]) -> int:
         """Make the index hold exactly `papers` (paper_id -> (paper, content hash)).
         Tokenises only papers that are new or whose hash changed; returns how many."""
-        if self._tokenizer is None and not self.load():
-            self._tokenizer = _make_tokenizer()
+        # Always from disk: another process may have rewritten the index since this one loaded it.
+        if not self.load():
+            self._tokenizer, self._paper_ids, self._hashes, self._position, self._names, self._bm25 = _make_tokenizer(), [], {}, {}, {}, None
         if self._hashes == {pid: digest for pid, (_, digest) in papers.items()}:
             return 0
         old = self._load_tokens()
@@ -166,9 +174,8 @@ class LexicalIndex:
 
         # Write a complete new folder, then swap it in: a crash leaves the old index or the
         # new one, never half of each (and the next ingest re-syncs from the catalogue).
-        staging = self.folder.with_name(self.folder.name + ".new")
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
+        self.folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=self.folder.name + ".new-", dir=self.folder.parent))
         self._tokenizer.save_vocab(str(staging))
         lengths = [len(t) for t in state.tokens]
         offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
@@ -183,8 +190,8 @@ class LexicalIndex:
         (staging / STATE_FILE).write_text(
             json.dumps({"version": FORMAT_VERSION, "paper_ids": state.paper_ids, "hashes": state.hashes, "names": state.names}), encoding="utf-8"
         )
-        retired = self.folder.with_name(self.folder.name + ".old")
-        shutil.rmtree(retired, ignore_errors=True)
+        retired = Path(tempfile.mkdtemp(prefix=self.folder.name + ".old-", dir=self.folder.parent))
+        retired.rmdir()
         if self.folder.exists():
             self.folder.rename(retired)
         staging.rename(self.folder)
@@ -204,7 +211,7 @@ class LexicalIndex:
     def papers_named(self, query: str) -> list[str]:
         """Papers that contain a rare coined name the query mentions, e.g. "what does SureLock lock?"."""
         found: list[str] = []
-        for token in query_names(query):
+        for token in sorted(query_names(query)):
             found.extend(p for p in self._names.get(token, ()) if p not in found)
         return found
 

@@ -116,11 +116,12 @@ def search(
     ranked = sorted(fused, key=lambda p: fused[p], reverse=True)
     if named:
         # Exact names first, in fused order; a named paper neither side retrieved still comes.
-        first = sorted(named, key=lambda p: fused.get(p, float("-inf")), reverse=True)
+        first = sorted(named, key=lambda p: (fused.get(p, float("-inf")), p), reverse=True)
         ranked = first + [p for p in ranked if p not in set(first)]
-    top = ranked[:k]
-    papers = lookup(top)
-    top = [p for p in top if p in papers]
+    # Look up before cutting to k: a candidate the catalogue no longer has (removed since the
+    # BM25 index or a chunk was written) must not cost the user a result.
+    papers = lookup(ranked)
+    top = [p for p in ranked if p in papers][:k]
     texts = store.texts([dense[p][1] for p in top if p in dense])
     hits = [
         Hit(

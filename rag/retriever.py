@@ -42,13 +42,14 @@ class PaperRetriever(BaseRetriever):
                 id=hit.paper.paper_id,
                 page_content=hit.paper.abstract,
                 metadata={
+                    # Record fields first: a record's own "score" or "sources" cannot replace ours.
+                    **hit.paper.metadata(),
                     "paper_id": hit.paper.paper_id,
                     "title": hit.paper.title,
                     "title_is_generated": hit.paper.title_is_generated,
                     "score": hit.score,
                     "url": hit.paper.url,
                     "sources": list(hit.paper.sources),
-                    **hit.paper.metadata(),
                 },
             )
             for hit in result.hits

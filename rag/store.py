@@ -65,7 +65,7 @@ class ChunkStore:
                 return ids
             offset += ID_PAGE_SIZE
 
-    def update_metadata(self, metadata: Mapping[str, Mapping[str, str | int]]) -> None:
+    def update_metadata(self, metadata: Mapping[str, Mapping[str, str | int | None]]) -> None:
         """Replace the filterable metadata of existing chunks, without embedding anything."""
         if not metadata:
             return

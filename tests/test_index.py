@@ -156,6 +156,9 @@ def test_metadata_change_updates_filters_without_embedding(api: Paperchat, fake_
     assert [h.paper.paper_id for h in api.search("sheep", where={"status": "Oral"}, mode="dense").hits] == ["P"]
     hits = api.store().search_by_vector(fake_embeddings.embed_query(A), k=10, where={"status": "Oral"})
     assert {h.paper_id for h in hits} == {"P"}  # the chunks' own metadata changed too
+    write_jsonl(path, [{"id": "P", "abstract": A}, {"id": "Q", "abstract": B, "status": "Poster"}])
+    api.ingest([path])
+    assert api.store().search_by_vector(fake_embeddings.embed_query(A), k=10, where={"status": "Oral"}) == []
 
 
 def test_edited_record_and_an_old_copy_elsewhere_both_survive_in_any_order(settings: Settings, tmp_path: Path) -> None:

@@ -112,3 +112,15 @@ def test_ingest_keeps_the_lexical_index_in_step(seeded: Paperchat, tmp_path: Pat
     path.unlink()
     seeded.ingest([], prune=True)
     assert all(h.paper.paper_id != "Z" for h in seeded.search("ZanziNet island traffic", mode="bm25").hits)
+
+
+def test_k_below_one_is_refused(seeded: Paperchat) -> None:
+    with pytest.raises(PaperchatError, match="at least one"):
+        seeded.search("anything", k=-3)
+
+
+def test_an_app_sees_papers_another_process_ingested(seeded: Paperchat, tmp_path: Path) -> None:
+    seeded.search("warm the caches")
+    other = make_fake_api(seeded.settings, seeded.embeddings)  # type: ignore[arg-type]
+    other.ingest([write_jsonl(tmp_path / "z.jsonl", [{"id": "Z", "title": "ZanziNet: islands", "abstract": "We introduce ZanziNet for island traffic."}])])
+    assert seeded.search("ZanziNet", k=1).hits[0].paper.paper_id == "Z"

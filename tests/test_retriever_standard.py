@@ -45,5 +45,6 @@ def test_documents_carry_paper_metadata_and_where_filters() -> None:
     assert docs[0].metadata["title"].startswith("ReST-KV")
     assert docs[0].id == docs[0].metadata["paper_id"]
     assert docs[0].metadata["score"] >= docs[-1].metadata["score"]
+    assert isinstance(docs[0].metadata["score"], float) and isinstance(docs[0].metadata["sources"], list)
     only_004 = retriever.invoke("reconstruction", where={"source": "004_9c4b2881e11d419b.txt"}, k=19)
     assert only_004 and all(any(s.endswith("004_9c4b2881e11d419b.txt") for s in d.metadata["sources"]) for d in only_004)
