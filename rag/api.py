@@ -43,6 +43,11 @@ class Paperchat:
         self._count_tokens = count_tokens
         self._max_tokens = max_tokens
         self._thread_lock = threading.RLock()
+        self._store: ChunkStore | None = None
+        # Caches of the corpus for search, dropped when the catalogue file changes.
+        self._papers: dict[str, Paper] | None = None
+        self._lexical_checked = False
+        self._catalog_stamp: int | None = None
 
     # -- seams, built lazily so that `paperchat papers` never loads a model -------------
 
@@ -77,11 +82,10 @@ class Paperchat:
     def store(self, create: bool = False) -> ChunkStore:
         from rag.store import make_store
 
-        if "_store" not in self.__dict__:
+        if self._store is None:
             catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
-            self.__dict__["_store"] = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
-        store: ChunkStore = self.__dict__["_store"]
-        return store
+            self._store = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
+        return self._store
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -97,29 +101,28 @@ class Paperchat:
         under the same lock as an ingest, so two first searches never write it together."""
         self._refresh_if_catalogue_changed()
         with self._thread_lock:
-            if "_lexical_checked" not in self.__dict__:
+            if not self._lexical_checked:
                 with self._ingest_lock():
                     entries = self.catalog.entries()
                     if not self.lexical.load() or self.lexical.fingerprint() != {p: e.content_hash for p, e in entries.items()}:
                         self.lexical.sync({p: (e.paper, e.content_hash) for p, e in entries.items()})
-                self.__dict__["_lexical_checked"] = True
+                self._lexical_checked = True
         return self.lexical
 
     def _papers_by_id(self) -> dict[str, Paper]:
         self._refresh_if_catalogue_changed()
         with self._thread_lock:
-            if "_papers" not in self.__dict__:
-                self.__dict__["_papers"] = {p.paper_id: p for p in self._existing_catalog().papers()}
-            papers: dict[str, Paper] = self.__dict__["_papers"]
-        return papers
+            if self._papers is None:
+                self._papers = {p.paper_id: p for p in self._existing_catalog().papers()}
+            return self._papers
 
     def _refresh_if_catalogue_changed(self) -> None:
         # A long-running app must see what a CLI ingest in another process changed.
         path = self.settings.catalog_path
         stamp = path.stat().st_mtime_ns if path.exists() else 0
-        if self.__dict__.get("_catalog_stamp") != stamp:
+        if self._catalog_stamp != stamp:
             self._forget_cached_corpus()
-            self.__dict__["_catalog_stamp"] = stamp
+            self._catalog_stamp = stamp
 
     def _existing_catalog(self) -> Catalog:
         if not self.settings.catalog_path.exists():
@@ -127,8 +130,8 @@ class Paperchat:
         return self.catalog
 
     def _forget_cached_corpus(self) -> None:
-        for key in ("_papers", "_lexical_checked"):
-            self.__dict__.pop(key, None)
+        self._papers = None
+        self._lexical_checked = False
 
     # -- operations ---------------------------------------------------------------------
 

@@ -138,9 +138,6 @@ def search(
     return SearchResult(query=query, hits=hits, timings_ms=timings)
 
 
-FILTER_FIELDS_HELP = "source, venue, year, or any field the records carry (primary_area, status, ...)"
-
-
 def filter_papers(papers: Iterable[Paper], where: Mapping[str, object]) -> set[str]:
     """Paper ids matching every condition: `source` matches a file name or path ending;
     other fields match case-insensitively (and `year` as a number)."""
