@@ -52,7 +52,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def bench(corpus: str, repeat: int) -> list[tuple[str, str]]:
     # The 5,358-paper index is the one `paperchat eval retrieval --dataset iclr` builds: built once, used by both.
-    data_dir, collection = (ROOT / "data" / "eval" / "iclr", "eval-iclr") if corpus == "iclr" else (ROOT / "data" / "bench" / corpus, f"bench-{corpus}")
+    data_dir, collection = (ROOT / "data" / "eval" / "iclr", "eval-iclr") if corpus == "iclr" else (ROOT / "data" / "bench" / corpus, f"bench-{corpus.replace('+', '-')}")
     settings = Settings(data_dir=data_dir, chroma_url="", collection=collection, _env_file=None)  # type: ignore[call-arg]
     api = Paperchat(settings)
     report = api.ingest(CORPORA[corpus], progress=True)

@@ -6,6 +6,7 @@ stage can be read, tested and replaced on its own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -77,6 +78,59 @@ class Hit:
     # retrieve it): an absolute measure, unlike fused ranks, so "nothing relevant" can be
     # told apart from "the best of a poor lot" (see `paperchat eval retrieval`).
     relevance: float = 0.0
+
+
+@dataclass(frozen=True)
+class Source:
+    """A paper shown beside an answer as `[n]`, with the sentences of its abstract that answer."""
+
+    n: int
+    paper: Paper
+    relevance: float  # Hit.relevance: cosine of the best chunk, 1.0 when the question names the paper
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One sentence of a source's abstract, scored for how well it answers the question."""
+
+    n: int
+    sentence: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Turn:
+    """An earlier turn of a conversation, as far as follow-up questions need it."""
+
+    question: str
+    source_ids: tuple[str, ...] = ()  # paper ids of its sources, in [n] order
+    cited_ids: tuple[str, ...] = ()  # those its answer cites, first cited first
+    query: str = ""  # what retrieval searched for (the question, or it folded into the earlier ones)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the user reads: every sentence of `text` cites a source it was checked against."""
+
+    question: str
+    text: str
+    mode: str = "answer"
+    abstained: bool = False
+    sources: tuple[Source, ...] = ()
+    # When abstaining: the nearest papers, shown as "possibly related", claiming nothing.
+    related: tuple[Hit, ...] = ()
+    # Draft sentences the verifier removed, each with the reason ("cites [7], there are 4 sources").
+    dropped: tuple[tuple[str, str], ...] = ()
+    backend: str = "none"
+    language: str = "en"
+    extractive: bool = False  # composed from evidence sentences, not from the LLM's draft
+    notes: tuple[str, ...] = ()
+    query: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def cited(self) -> list[int]:
+        return sorted({int(n) for group in re.findall(r"\[(\d+(?:\s*,\s*\d+)*)\]", self.text) for n in group.split(",")})
 
 
 @dataclass(frozen=True)

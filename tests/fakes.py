@@ -5,8 +5,14 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Iterator
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -41,3 +47,32 @@ class HashingEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self._vector(text)
+
+
+class ScriptedChat(BaseChatModel):
+    """A chat model that replies with the given texts in turn (the last one repeats), streamed
+    a few characters at a time like a real model, and records the prompts it was sent.
+    `capable` marks it as a backend trusted to rewrite questions and write Chinese."""
+
+    responses: list[str]
+    capable: bool = False
+    fail: bool = False
+    prompts: list[str] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _next(self, messages: list[BaseMessage]) -> str:
+        if self.fail:
+            raise ConnectionError("backend unreachable")
+        self.prompts.append("\n".join(str(m.content) for m in messages))
+        return self.responses[min(len(self.prompts) - 1, len(self.responses) - 1)]
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self._next(messages)))])
+
+    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        text = self._next(messages)
+        for start in range(0, len(text), 7):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=text[start : start + 7]))

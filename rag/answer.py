@@ -1,0 +1,275 @@
+"""Answers: evidence first, then the LLM's draft, checked sentence by sentence.
+
+    hits ──abstain?──▶ "nothing in the corpus is about this" + possibly related papers
+      │
+      ▼ evidence.select            sources [1..n], each with the sentences that answer
+      ▼ LLM draft (streamed)       from the numbered evidence (rag/prompts.py)
+      ▼ verify, sentence by sentence as the draft streams:
+          a citation must name a shown source; the sentence must be supported by what it
+          cites (rag/evidence.support: meaning + key terms, every number and coined name
+          present); a supported sentence citing nothing, or the wrong paper, is cited to the
+          source that supports it; anything else is dropped (kept aside with its reason)
+      ▼ nothing survived? → an extractive answer made of the evidence sentences themselves
+
+What the user reads as the answer is therefore supported and cited whatever the model does;
+the model only decides how it is worded. Events stream out as soon as each is known: the
+sources with their evidence (before the LLM starts), each verified sentence, the final answer.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
+
+from rag import prompts
+from rag.chunking import split_sentences
+from rag.evidence import SentenceVectors, citations, language_of, names, numbers, select, strip_citations, support
+from rag.records import Answer, Evidence, Hit, Source
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+# A draft sentence shorter than this is a fragment ("Answer:", "[1]"), not a claim.
+MIN_CLAIM_WORDS = 4
+# Below this evidence score, a question about one named paper gets the NOT_STATED lead-in:
+# its abstract has nothing close (on the seeds, on-topic evidence scores 0.45-0.8).
+NOT_STATED_BELOW = 0.3
+# Another paper's evidence joins an extractive answer only within this much of the best
+# sentence's score (scores are 0.7 cosine + 0.3 term overlap; 0.08 ~ one rank of closeness).
+EXTRACTIVE_MARGIN = 0.08
+
+
+@dataclass(frozen=True)
+class AnswerOptions:
+    min_relevance: float = 0.36  # Hit.relevance below which a paper is not about the question
+    max_sources: int = 4
+    max_sentences: int = 3
+    # The backend can rewrite questions and write Chinese (a chosen model, not the 135M default).
+    capable: bool = False
+    backend: str = "none"
+    corpus_papers: int = 0
+
+
+@dataclass(frozen=True)
+class AnswerEvent:
+    kind: Literal["sources", "sentence", "final"]
+    sources: tuple[Source, ...] = ()
+    text: str = ""  # "sentence": one verified sentence with its citation
+    answer: Answer | None = None  # "final"
+
+
+def answer_events(
+    question: str,
+    hits: Sequence[Hit],
+    *,
+    chat: BaseChatModel | None,
+    vectors: SentenceVectors,
+    options: AnswerOptions,
+    query: str = "",
+    pinned: bool = False,
+    started: float | None = None,
+    timings_ms: dict[str, float] | None = None,
+) -> Iterator[AnswerEvent]:
+    """`pinned`: the hits are papers the question refers to (a follow-up or a name); never abstain on them."""
+    started = started or time.perf_counter()
+    timings = dict(timings_ms or {})
+    language = language_of(question)
+    base = Answer(question=question, text="", backend=options.backend, language=language, query=query or question)
+    relevant = [h for h in hits if pinned or h.relevance >= options.min_relevance][: options.max_sources]
+    if not relevant:
+        text = prompts.ABSTAIN[language].format(papers=f"{options.corpus_papers:,}")
+        timings["total"] = _ms(started)
+        yield AnswerEvent("final", answer=replace(base, text=text, abstained=True, related=tuple(hits[:3]), timings_ms=timings))
+        return
+
+    mark = time.perf_counter()
+    # Evidence is scored against English text: the embedding model reads only English, and a
+    # Chinese question's search query is its English rewrite (or its English names).
+    sources, evidence = select(question if language == "en" else (query or question), relevant, vectors)
+    timings["evidence"] = _ms(mark)
+    timings["first_visible"] = _ms(started)
+    yield AnswerEvent("sources", sources=tuple(sources))
+
+    notes: list[str] = []
+    verifier = Verifier(sources, vectors)
+    kept: list[str] = []
+    if chat is not None:
+        mark = time.perf_counter()
+        try:
+            for sentence in _stream_sentences(chat, _draft_messages(question if language == "en" else (query or question), sources, options)):
+                if "first_token" not in timings:
+                    timings["first_token"] = _ms(started)
+                checked = verifier.check(sentence)
+                if checked:
+                    kept.append(checked)
+                    timings.setdefault("first_sentence", _ms(started))
+                    yield AnswerEvent("sentence", text=checked)
+        except Exception as exc:  # any backend failure: answer from the evidence instead
+            notes.append(f"The LLM backend failed ({type(exc).__name__}: {str(exc)[:200]}); this answer is built from the abstracts' own sentences.")
+        timings["draft"] = _ms(mark)
+    extractive = not kept
+    text = " ".join(kept) if kept else extractive_answer(evidence, sources, options.max_sentences, pinned)
+    if chat is not None and extractive and not notes:
+        notes.append("No sentence of the model's draft was supported by the sources; this answer is built from the abstracts' own sentences.")
+
+    if language == "zh":
+        mark = time.perf_counter()
+        translated = translate(chat, text) if chat is not None and options.capable else None
+        if translated:
+            text = translated
+        else:
+            notes.append(prompts.ENGLISH_ONLY)
+        timings["translate"] = _ms(mark)
+    timings["total"] = _ms(started)
+    yield AnswerEvent(
+        "final",
+        answer=replace(
+            base,
+            text=text,
+            sources=tuple(sources),
+            dropped=tuple(verifier.dropped),
+            extractive=extractive,
+            notes=tuple(notes),
+            timings_ms=timings,
+        ),
+    )
+
+
+class Verifier:
+    """Checks draft sentences one at a time against the shown sources."""
+
+    def __init__(self, sources: Sequence[Source], vectors: SentenceVectors) -> None:
+        self.by_n = {s.n: s for s in sources}
+        self.vectors = vectors
+        self.dropped: list[tuple[str, str]] = []
+        self._kept: set[str] = set()
+
+    def check(self, sentence: str) -> str | None:
+        """The sentence as the answer shows it (with its corrected citation), or None if dropped."""
+        sentence = sentence.strip()
+        claim = strip_citations(sentence).strip()
+        cited = list(dict.fromkeys(citations(sentence)))
+        if not claim or len(claim.split()) < MIN_CLAIM_WORDS or claim.endswith("?") or claim.endswith(":"):
+            return None  # a fragment, a heading or the question echoed: not a claim, nothing to report
+        if language_of(claim) != "en":
+            return self._drop(sentence, "not in English, so it cannot be checked against the abstracts")
+        key = claim.lower().rstrip(".")
+        if key in self._kept:
+            return None  # the small model repeats itself; once is enough
+        unknown = [n for n in cited if n not in self.by_n]
+        valid = [n for n in cited if n in self.by_n]
+        supporting = [n for n in valid if support(claim, [self.by_n[n].paper], self.vectors).ok]
+        if not supporting:
+            # Cited nothing, or the wrong paper: cite the source that supports it, if one does.
+            scored = [(support(claim, [s.paper], self.vectors), n) for n, s in self.by_n.items() if n not in valid]
+            best = max(scored, key=lambda pair: pair[0].score, default=None)
+            if best is not None and best[0].ok:
+                supporting = [best[1]]
+        if not supporting:
+            if unknown and not valid:
+                reason = f"cites [{', '.join(map(str, unknown))}], but there are only {len(self.by_n)} sources"
+            else:
+                reason = self._why_unsupported(claim, valid)
+            return self._drop(sentence, reason)
+        self._kept.add(key)
+        return cite(claim, supporting)
+
+    def _why_unsupported(self, claim: str, valid: list[int]) -> str:
+        papers = [self.by_n[n].paper for n in valid] or [s.paper for s in self.by_n.values()]
+        result = support(claim, papers, self.vectors)
+        where = f"[{', '.join(map(str, valid))}]" if valid else "any source"
+        if result.missing:
+            return f"states {', '.join(result.missing)}, which {where} does not"
+        return f"not supported by {where} (support {result.score:.2f})"
+
+    def _drop(self, sentence: str, reason: str) -> None:
+        self.dropped.append((sentence, reason))
+        return None
+
+
+def cite(claim: str, ns: Sequence[int]) -> str:
+    claim = claim.rstrip().rstrip(".;,: ")
+    return f"{claim} {''.join(f'[{n}]' for n in ns)}."
+
+
+def extractive_answer(evidence: Sequence[Evidence], sources: Sequence[Source], max_sentences: int, pinned: bool) -> str:
+    """The best evidence sentences, each cited. True by construction: they are the abstracts'
+    own sentences. The best source gives up to two; another source's sentence joins only when
+    it answers nearly as well, so a question about one paper is not padded with others."""
+    if not evidence:
+        # Abstracts with no usable sentence (all instructions, say): point at the sources.
+        return " ".join(cite(f"See the abstract of {s.paper.title}", [s.n]) for s in sources[:max_sentences])
+    best = evidence[0]
+    picked = [best]
+    for item in evidence[1:]:
+        if len(picked) >= max_sentences:
+            break
+        if item.n == best.n:
+            if sum(p.n == best.n for p in picked) < 2 or len(sources) == 1:
+                picked.append(item)
+        elif item.score >= best.score - EXTRACTIVE_MARGIN and all(p.n != item.n for p in picked):
+            picked.append(item)
+    lead = prompts.NOT_STATED.format(n=best.n) + " " if pinned and len(sources) == 1 and best.score < NOT_STATED_BELOW else ""
+    return lead + " ".join(cite(item.sentence, [item.n]) for item in picked)
+
+
+def translate(chat: BaseChatModel, text: str) -> str | None:
+    """The answer in Chinese, or None when the translation lost a citation or a number."""
+    try:
+        translated = str(chat.invoke(prompts.TRANSLATE_ANSWER.format(answer=text)).content).strip()
+    except Exception:  # an English answer is better than none
+        return None
+    if sorted(citations(translated)) != sorted(citations(text)) or not numbers(text) <= numbers(translated) or language_of(translated) != "zh":
+        return None
+    if not {n for n in names(text)} <= {n for n in names(translated)}:
+        return None
+    return translated
+
+
+def _draft_messages(question: str, sources: Sequence[Source], options: AnswerOptions) -> list[tuple[str, str]]:
+    blocks = [
+        prompts.SOURCE_BLOCK.format(
+            n=s.n, title=s.paper.title, evidence="\n".join(prompts.EVIDENCE_LINE.format(n=s.n, sentence=e) for e in s.evidence)
+        )
+        for s in sources
+    ]
+    user = prompts.ANSWER_USER.format(sources="\n\n".join(blocks), question=question, max_sentences=options.max_sentences)
+    return [("system", prompts.ANSWER_SYSTEM), ("human", user)]
+
+
+_LEADING_CITATIONS = re.compile(r"^((?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])+)\s*")
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences of draft text; a citation written after the full stop ("... tokens. [2]")
+    belongs to the sentence before it, not to the next one."""
+    merged: list[str] = []
+    for piece in (p for line in text.split("\n") for p in split_sentences(line)):
+        match = _LEADING_CITATIONS.match(piece)
+        if match and merged:
+            merged[-1] = f"{merged[-1]} {match.group(1).strip()}"
+            piece = piece[match.end() :]
+        if piece.strip():
+            merged.append(piece.strip())
+    return merged
+
+
+def _stream_sentences(chat: BaseChatModel, messages: list[tuple[str, str]]) -> Iterator[str]:
+    """Complete sentences of the draft as they arrive (the last one when the stream ends)."""
+    buffer = ""
+    for chunk in chat.stream(messages):
+        buffer += chunk.content if isinstance(chunk.content, str) else ""
+        pieces = _sentences(buffer)
+        # All but the last piece are complete, unless the last is only the start of a
+        # citation that may still belong to the one before it.
+        if len(pieces) > 1 and len(strip_citations(pieces[-1]).split()) >= 2:
+            yield from pieces[:-1]
+            buffer = pieces[-1]
+    yield from _sentences(buffer)
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 1)

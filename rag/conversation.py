@@ -1,0 +1,105 @@
+"""Follow-up questions: which earlier papers a question refers to, and what to search for.
+
+Deterministic, so that it works with the 135M default model (which cannot rewrite a question
+reliably): "the second one", "[2]", "第二篇" pick a source of the previous turn; "it", "its",
+"this method", "tell me more", "它" pick the paper the previous answer was mostly about;
+"them", "both", "these", "它们" pick the papers it cited. The search query folds in what the
+earlier turn searched for, so "what about its speed?" searches for speed *and* that topic.
+A capable backend may rewrite the question on top of this (rag/answer.py, CONDENSE_QUESTION).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rag.errors import PaperchatError
+from rag.records import Turn
+
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "last": -1,
+    "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6,
+}  # fmt: skip
+_ORDINAL_EN = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|last)\s+(?:one|paper|source|result|method|work)\b", re.I)
+_NUMBERED = re.compile(r"\[(\d+)\]|\b(?:paper|source|result|reference|ref\.?|no\.?|number|#)\s*#?(\d+)\b", re.I)
+_ORDINAL_ZH = re.compile(r"第\s*([一二三四五六1-6])\s*(?:篇|个|项|条|种)")
+_PLURAL = re.compile(r"\b(?:them|both|these|those|they|their|each other|all of them|the two|these papers|those papers)\b|它们|这些|这两|两篇|二者|两者", re.I)
+_SINGULAR = re.compile(
+    r"\b(?:it|its|it's|the paper|the method|the approach|the model|the authors|this (?:paper|method|approach|model|work|one)|"
+    r"that (?:paper|method|approach|model|work|one)|tell me more|more details?|go on|elaborate|what about|how about)\b"
+    r"|它|这篇|该(?:方法|论文|模型|工作)|这个|那篇|那个|更多|详细|继续",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    query: str  # what retrieval searches for
+    pinned: tuple[str, ...] = ()  # paper ids the question refers to; retrieval is limited to them
+    followup: bool = False
+
+
+def resolve(question: str, history: Sequence[Turn], named: Callable[[str], list[str]]) -> Resolved:
+    """`named(text)`: papers the text names by their own coined name (rag.lexical)."""
+    if not history:
+        return Resolved(question)
+    last = history[-1]
+    folded = f"{question} {last.query or last.question}"
+    picked = _numbered(question, last.source_ids)
+    if picked:
+        return Resolved(folded, picked, True)
+    if named(question):
+        # A question that names a paper starts from that paper, whatever its pronouns say.
+        return Resolved(question)
+    focus = last.cited_ids or last.source_ids
+    if _PLURAL.search(question) and focus:
+        return Resolved(folded, tuple(focus[:3]), True)
+    if _SINGULAR.search(question) and focus:
+        return Resolved(folded, focus[:1], True)
+    return Resolved(question)
+
+
+def _numbered(question: str, source_ids: Sequence[str]) -> tuple[str, ...]:
+    numbers: list[int] = []
+    for match in _NUMBERED.finditer(question):
+        numbers.append(int(match.group(1) or match.group(2)))
+    numbers += [_ORDINALS[m.group(1).lower()] for m in _ORDINAL_EN.finditer(question)]
+    numbers += [_ORDINALS[m.group(1)] for m in _ORDINAL_ZH.finditer(question)]
+    picked: list[str] = []
+    for n in numbers:
+        index = len(source_ids) - 1 if n == -1 else n - 1
+        if 0 <= index < len(source_ids) and source_ids[index] not in picked:
+            picked.append(source_ids[index])
+    return tuple(picked)
+
+
+def turns_from_history(history: object) -> list[Turn]:
+    """Earlier turns from `paperchat ask --history FILE`: a JSON list, oldest first, of
+    {"q": question, "result": what `ask --json` printed for it}."""
+    if not isinstance(history, list):
+        raise PaperchatError('The history must be a JSON list of earlier turns, oldest first: [{"q": "...", "result": {...}}, ...].')
+    turns: list[Turn] = []
+    for number, item in enumerate(history, start=1):
+        if not isinstance(item, dict) or not isinstance(item.get("q"), str):
+            raise PaperchatError(f'Turn {number} of the history is not an object with a string "q" (and the "result" ask printed for it).')
+        result = item.get("result") or {}
+        if not isinstance(result, dict):
+            raise PaperchatError(f'Turn {number} of the history: "result" must be the JSON object `paperchat ask --json` printed.')
+        sources = [s for s in result.get("sources") or [] if isinstance(s, dict) and isinstance(s.get("paper_id"), str)]
+        by_n = {s.get("n"): s["paper_id"] for s in sources}
+        answer = result.get("answer") if isinstance(result.get("answer"), str) else ""
+        cited = [by_n[n] for n in _cited_numbers(answer) if n in by_n]
+        turns.append(
+            Turn(
+                question=item["q"],
+                source_ids=tuple(s["paper_id"] for s in sources),
+                cited_ids=tuple(dict.fromkeys(cited)),
+                query=str(result.get("query") or item["q"]),
+            )
+        )
+    return turns
+
+
+def _cited_numbers(text: str) -> list[int]:
+    return [int(n) for group in re.findall(r"\[(\d+(?:\s*,\s*\d+)*)\]", text) for n in group.split(",")]
