@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import fcntl
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -16,15 +17,25 @@ from rag.config import Settings
 from rag.corpus import load_papers
 from rag.errors import NoIndexError, PaperchatError
 from rag.lexical import LexicalIndex
-from rag.records import IngestReport, Paper
+from rag.records import Answer, IngestReport, Paper, Turn
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
+    from langchain_core.language_models import BaseChatModel
 
+    from rag.answer import AnswerEvent
     from rag.chunking import TokenCounter
+    from rag.evidence import SentenceVectors
     from rag.index import ChunkPlan
     from rag.retrieval import Fusion, Mode, SearchResult
     from rag.store import ChunkStore
+
+
+class _Default:
+    """Marks an argument not given (None is a value: the evidence-only backend)."""
+
+
+_DEFAULT = _Default()
 
 
 class Paperchat:
@@ -36,12 +47,15 @@ class Paperchat:
         model: str | None = None,
         count_tokens: TokenCounter | None = None,
         max_tokens: int | None = None,
+        chat: BaseChatModel | _Default | None = _DEFAULT,
     ) -> None:
         self.settings = settings or Settings()
         self._embeddings = embeddings
         self._model = model
         self._count_tokens = count_tokens
         self._max_tokens = max_tokens
+        # Tests inject a fake chat model (or None for the evidence-only backend).
+        self._chat = chat
         self._thread_lock = threading.RLock()
         self._store: ChunkStore | None = None
         # Caches of the corpus for search, dropped when the catalogue file changes.
@@ -66,6 +80,29 @@ class Paperchat:
 
             self._model = model_name(self.settings)
         return self._model
+
+    @cached_property
+    def chat(self) -> BaseChatModel | None:
+        """The LLM that drafts answers; None for the evidence-only backend."""
+        if isinstance(self._chat, _Default):
+            from rag.llm import make_chat_model
+
+            self._chat = make_chat_model(self.settings)
+        return self._chat
+
+    @cached_property
+    def backend(self) -> str:
+        if not isinstance(self._chat, _Default):
+            return "none" if self._chat is None else type(self._chat).__name__
+        from rag.llm import backend_label
+
+        return backend_label(self.settings)
+
+    @cached_property
+    def vectors(self) -> SentenceVectors:
+        from rag.evidence import SentenceVectors
+
+        return SentenceVectors(self.embeddings)
 
     @cached_property
     def plan(self) -> ChunkPlan:
@@ -168,14 +205,18 @@ class Paperchat:
         mode: Mode | None = None,
         fusion: Fusion | None = None,
         where: Mapping[str, object] | None = None,
+        paper_ids: Collection[str] | None = None,
     ) -> SearchResult:
-        """Papers for `query`, best first. `where`: {"primary_area": "...", "year": 2024, "source": "000.txt"}."""
+        """Papers for `query`, best first. `where`: {"primary_area": "...", "year": 2024, "source": "000.txt"};
+        `paper_ids`: only among these papers."""
         from rag.retrieval import filter_papers, search
 
         if k is not None and k < 1:
             raise PaperchatError(f"k={k}: ask for at least one paper.")
         papers = self._papers_by_id()
         allowed = filter_papers(papers.values(), where) if where else None
+        if paper_ids is not None:
+            allowed = (allowed if allowed is not None else set(papers)) & set(paper_ids)
         return search(
             query,
             store=self.store(create=False),
@@ -187,6 +228,79 @@ class Paperchat:
             allowed=allowed,
         )
 
+    def ask_events(self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None) -> Iterator[AnswerEvent]:
+        """Answer `question` (a follow-up of `history`, oldest turn first) as a stream of events:
+        the sources with their evidence as soon as retrieval is done, each verified sentence as
+        the LLM writes it, then the final `Answer`."""
+        from rag.answer import AnswerOptions, answer_events
+        from rag.conversation import resolve
+        from rag.retrieval import clean_query
+
+        started = time.perf_counter()
+        question = clean_query(question)
+        resolved = resolve(question, history, self._lexical_for_search().papers_named)
+        query = self._condense(question, history, resolved.query)
+        named = self._lexical_for_search().papers_named(query)
+        result = self.search(query, self.settings.answer_sources, where=where, paper_ids=resolved.pinned or None)
+        hits = result.hits
+        if resolved.pinned:
+            # The papers referred to, in the order the question or the earlier answer gave them.
+            order = {p: i for i, p in enumerate(resolved.pinned)}
+            hits = sorted(hits, key=lambda h: order.get(h.paper.paper_id, len(order)))
+        elif named:
+            # A question naming a paper is about that paper: its name outranks looser matches.
+            hits = [h for h in hits if h.paper.paper_id in named] or hits
+        options = AnswerOptions(
+            min_relevance=self.settings.min_relevance,
+            max_sources=self.settings.answer_sources,
+            max_sentences=self.settings.answer_sentences,
+            capable=self._capable(),
+            backend=self.backend,
+            corpus_papers=len(self._papers_by_id()),
+        )
+        timings = {"retrieve": round((time.perf_counter() - started) * 1000, 1)}
+        yield from answer_events(
+            question,
+            hits,
+            chat=self.chat,
+            vectors=self.vectors,
+            options=options,
+            query=query,
+            pinned=bool(resolved.pinned),
+            started=started,
+            timings_ms=timings,
+        )
+
+    def ask(self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None) -> Answer:
+        for event in self.ask_events(question, history, where=where):
+            if event.answer is not None:
+                return event.answer
+        raise AssertionError("answer_events always ends with a final answer")
+
+    def _capable(self) -> bool:
+        # The bundled 135M model cannot rewrite a question or write Chinese; a model the user
+        # chose (a GGUF file of their own, a server) is trusted to.
+        if not isinstance(self._chat, _Default):
+            return self._chat is not None and getattr(self._chat, "capable", False)
+        return self.settings.llm_backend in ("openai", "ollama") or bool(self.settings.llm_model_path)
+
+    def _condense(self, question: str, history: Sequence[Turn], query: str) -> str:
+        """With a capable backend: the question rewritten to stand alone, in English (the
+        index reads only English). Otherwise, or if the rewrite fails, the deterministic query."""
+        from rag.evidence import language_of
+
+        if not self._capable() or self.chat is None or (not history and language_of(question) == "en"):
+            return query
+        from rag import prompts
+
+        lines = "\n".join(f"User: {turn.question}" for turn in history[-3:])
+        try:
+            rewritten = str(self.chat.invoke(prompts.CONDENSE_QUESTION.format(history=lines or "(none)", question=question)).content)
+        except Exception:  # the backend is down: the deterministic query still works
+            return query
+        rewritten = " ".join(rewritten.split())[:500]
+        return rewritten if rewritten and language_of(rewritten) == "en" else query
+
     def status(self) -> dict[str, object]:
         """What the app shows about itself; never a secret."""
         papers = self.catalog.count() if self.settings.catalog_path.exists() else 0
@@ -194,6 +308,7 @@ class Paperchat:
             "data_dir": str(self.settings.data_dir),
             "store": f"Chroma server {self.settings.chroma_url}" if self.settings.chroma_url else "Chroma (local)",
             "embedding_model": self.model,
+            "llm_backend": self.backend,
             "papers": papers,
         }
 

@@ -182,9 +182,13 @@ def _search_json(api: Any, query: str, k: int | None, options: dict[str, Any]) -
 
 
 def _read_batch(path: Path) -> list[str]:
+    return [row["q"] for row in _read_batch_objects(path)]
+
+
+def _read_batch_objects(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise PaperchatError(f"{path} does not exist; give a file with one JSON object per line, like {{\"q\": \"...\"}}.")
-    questions: list[str] = []
+    rows: list[dict[str, Any]] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
         if not line.strip():
             continue
@@ -194,8 +198,104 @@ def _read_batch(path: Path) -> list[str]:
             raise PaperchatError(f"{path}:{number}: not JSON ({exc.msg}); each line must be like {{\"q\": \"...\"}}.") from exc
         if not isinstance(obj, dict) or not isinstance(obj.get("q"), str):
             raise PaperchatError(f"{path}:{number}: each line must be an object with a string \"q\".")
-        questions.append(obj["q"])
-    return questions
+        rows.append(obj)
+    return rows
+
+
+@app.command()
+def ask(
+    question: Annotated[str | None, typer.Argument(help="Your question, in English or Chinese.")] = None,
+    mode: Annotated[str, typer.Option(help="auto or answer (summarize and compare come with their own issue).")] = "auto",
+    history: Annotated[Path | None, typer.Option("--history", help='Earlier turns, a JSON list [{"q": ..., "result": <ask --json output>}],')] = None,
+    questions: Annotated[Path | None, typer.Option("--questions", help='Batch: JSON lines {"q": ..., "history": [...]}; prints a JSON list.')] = None,
+    where: Annotated[list[str] | None, typer.Option("--where", help="Only papers with FIELD=VALUE (repeatable), as for search.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Answer a question from the abstracts; every sentence cites the paper it rests on."""
+    if (question is None) == (questions is None):
+        typer.echo("error: give a QUESTION or --questions FILE (not both).", err=True)
+        raise typer.Exit(2)
+    if mode not in ("auto", "answer"):
+        typer.echo(f"error: --mode {mode!r}: use auto or answer.", err=True)
+        raise typer.Exit(2)
+    try:
+        api = _api()
+        filters = _parse_where(where or [])
+        if questions is not None:
+            _emit([_ask_json_or_error(api, q, h, filters) for q, h in _read_ask_batch(questions)])
+            return
+        earlier = _read_json_file(history, "--history") if history is not None else []
+        document = _ask_json(api, question or "", earlier, filters)
+    except PaperchatError as exc:
+        _fail(str(exc), as_json)
+    if as_json:
+        _emit(document)
+        return
+    typer.echo(str(document["answer"]))
+    for note in document["notes"]:  # type: ignore[attr-defined]
+        typer.echo(f"\nnote: {note}")
+    label = "possibly related" if document["abstained"] else "sources"
+    listed = document["related"] if document["abstained"] else document["sources"]
+    if listed:
+        typer.echo(f"\n{label}:")
+    for row in listed:  # type: ignore[attr-defined]
+        typer.echo(f"  [{row['n']}] {row['title']}  ({row['paper_id']})" if "n" in row else f"  - {row['title']}  ({row['paper_id']})")
+
+
+def _ask_json(api: Any, question: str, history: object, where: dict[str, str]) -> dict[str, object]:
+    from rag.conversation import turns_from_history
+
+    answer = api.ask(question, turns_from_history(history), where=where or None)
+    return {
+        "question": answer.question,
+        "answer": answer.text,
+        "mode": answer.mode,
+        "abstained": answer.abstained,
+        "language": answer.language,
+        "sources": [
+            {
+                "n": s.n,
+                "paper_id": s.paper.paper_id,
+                "title": s.paper.title,
+                "title_is_generated": s.paper.title_is_generated,
+                "url": s.paper.url,
+                "relevance": round(s.relevance, 4),
+                "abstract": s.paper.abstract,
+                "evidence": list(s.evidence),
+            }
+            for s in answer.sources
+        ],
+        "related": [{"paper_id": h.paper.paper_id, "title": h.paper.title, "relevance": round(h.relevance, 4)} for h in answer.related],
+        "dropped": [{"sentence": sentence, "reason": reason} for sentence, reason in answer.dropped],
+        "extractive": answer.extractive,
+        "notes": list(answer.notes),
+        "backend": answer.backend,
+        "query": answer.query,
+        "timings_ms": answer.timings_ms,
+    }
+
+
+def _ask_json_or_error(api: Any, question: str, history: object, where: dict[str, str]) -> dict[str, object]:
+    try:
+        return _ask_json(api, question, history, where)
+    except PaperchatError as exc:
+        if isinstance(exc, NoIndexError):
+            raise
+        return {"question": question, "error": str(exc)}
+
+
+def _read_json_file(path: Path, option: str) -> object:
+    if not path.is_file():
+        raise PaperchatError(f"{option} {path}: no such file; give a JSON file (a list of earlier turns).")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise PaperchatError(f"{option} {path}: not valid JSON ({exc}); write a list like [{{\"q\": \"...\", \"result\": {{...}}}}].") from exc
+
+
+def _read_ask_batch(path: Path) -> list[tuple[str, object]]:
+    rows = _read_batch_objects(path)
+    return [(row["q"], row.get("history") or []) for row in rows]
 
 
 eval_app = typer.Typer(help="The project's own quality and speed measurements.", no_args_is_help=True)
