@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal
 
 from rag import prompts
 from rag.chunking import split_sentences
-from rag.evidence import SentenceVectors, citations, language_of, names, numbers, select, strip_citations, support
+from rag.evidence import SentenceVectors, citations, grounding, language_of, names, numbers, select, strip_citations, support
 from rag.records import Answer, Evidence, Hit, Source
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ EXTRACTIVE_MARGIN = 0.08
 
 @dataclass(frozen=True)
 class AnswerOptions:
-    min_relevance: float = 0.36  # Hit.relevance below which a paper is not about the question
+    min_grounding: float = 0.45  # evidence.grounding below which a paper is not about the question
     max_sources: int = 4
     max_sentences: int = 3
     # The backend can rewrite questions and write Chinese (a chosen model, not the 135M default).
@@ -78,7 +78,7 @@ def answer_events(
     timings = dict(timings_ms or {})
     language = language_of(question)
     base = Answer(question=question, text="", backend=options.backend, language=language, query=query or question)
-    relevant = [h for h in hits if pinned or h.relevance >= options.min_relevance][: options.max_sources]
+    relevant = [h for h in hits if pinned or grounding(query or question, h) >= options.min_grounding][: options.max_sources]
     if not relevant:
         text = prompts.ABSTAIN[language].format(papers=f"{options.corpus_papers:,}")
         timings["total"] = _ms(started)

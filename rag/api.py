@@ -251,7 +251,7 @@ class Paperchat:
             # A question naming a paper is about that paper: its name outranks looser matches.
             hits = [h for h in hits if h.paper.paper_id in named] or hits
         options = AnswerOptions(
-            min_relevance=self.settings.min_relevance,
+            min_grounding=self.settings.min_grounding,
             max_sources=self.settings.answer_sources,
             max_sentences=self.settings.answer_sentences,
             capable=self._capable(),

@@ -1,0 +1,162 @@
+"""Answer quality and latency on the seeds: bench/answer_dev.jsonl through `Paperchat.ask_events`.
+
+    .venv/bin/python bench/answer.py [--backend local] [--backend none] [--out bench/answers.jsonl]
+
+Per backend (the local default, SmolLM2-135M-Instruct through llama.cpp; and none, evidence
+only), over 56 single-paper questions, 13 whose answer is not in the corpus and 8 two-turn
+follow-ups, in one process against one index of the seeds (data/bench/seeds, built once):
+- citation validity: share of [n] in answers that name a shown source;
+- support: share of answer sentences that the project's checker finds supported by what they cite;
+- right paper: share of single-paper questions (and follow-ups) whose gold paper is cited;
+- answer terms: share of those whose answer contains the dev set's answer terms;
+- abstention: out-of-corpus questions abstained, in-corpus questions wrongly abstained;
+- latency: time to the first visible answer text (the evidence), to the first verified sentence
+  of the draft, and to the complete answer (p50 / p95 / max).
+Writes every answer with its sources and dropped sentences to --out for checking by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rag.answer import _sentences  # noqa: E402
+from rag.api import Paperchat  # noqa: E402
+from rag.config import Settings  # noqa: E402
+from rag.evidence import citations, support  # noqa: E402
+from rag.records import Answer, Turn  # noqa: E402
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def turn_of(answer: Answer) -> Turn:
+    by_n = {s.n: s.paper.paper_id for s in answer.sources}
+    return Turn(answer.question, tuple(by_n.values()), tuple(dict.fromkeys(by_n[n] for n in answer.cited() if n in by_n)), answer.query)
+
+
+def run(api: Paperchat, question: str, history: list[Turn]) -> tuple[Answer, dict[str, float]]:
+    started = time.perf_counter()
+    times: dict[str, float] = {}
+    final = None
+    for event in api.ask_events(question, history):
+        now = (time.perf_counter() - started) * 1000
+        times.setdefault("first_visible", now)  # sources + evidence, or the abstention
+        if event.kind == "sentence":
+            times.setdefault("first_sentence", now)
+        if event.answer is not None:
+            final = event.answer
+    times["complete"] = (time.perf_counter() - started) * 1000
+    assert final is not None
+    return final, times
+
+
+def bench(backend: str, rows: list[dict], out: list[dict]) -> dict[str, object]:
+    settings = Settings(data_dir=ROOT / "data" / "bench" / "seeds", collection="bench-seeds", llm_backend=backend, _env_file=None)  # type: ignore[call-arg]
+    api = Paperchat(settings)
+    api.ingest([ROOT / "seeds"])
+    api.ask("warm-up: what does SureLock do?")  # loads the embedding model and the LLM once
+    counts = {"cites": 0, "valid": 0, "sentences": 0, "supported": 0, "single": 0, "right": 0, "terms": 0, "out": 0, "out_abstained": 0}
+    counts |= {"in_abstained": 0, "followups": 0, "followup_right": 0, "extractive": 0, "answers": 0}
+    first_visible, first_sentence, complete = [], [], []
+    for row in rows:
+        turns = row["turns"] if row["kind"] == "followup" else [{"q": row["q"]}]
+        history: list[Turn] = []
+        for turn in turns:
+            answer, times = run(api, turn["q"], history)
+            history.append(turn_of(answer))
+        first_visible.append(times["first_visible"])
+        complete.append(times["complete"])
+        if "first_sentence" in times:
+            first_sentence.append(times["first_sentence"])
+        by_n = {s.n: s.paper for s in answer.sources}
+        for sentence in _sentences(answer.text) if not answer.abstained else []:
+            cited = citations(sentence)
+            counts["cites"] += len(cited)
+            counts["valid"] += sum(n in by_n for n in cited)
+            counts["sentences"] += 1
+            counts["supported"] += bool(cited) and all(n in by_n for n in cited) and support(sentence, [by_n[n] for n in cited], api.vectors).ok
+        cited_ids = {by_n[n].paper_id for n in answer.cited() if n in by_n}
+        gold = set(row.get("gold", []))
+        if row["kind"] == "out":
+            counts["out"] += 1
+            counts["out_abstained"] += answer.abstained
+        else:
+            counts["answers"] += 1
+            counts["extractive"] += answer.extractive
+            counts["in_abstained"] += answer.abstained
+            key = "followup" if row["kind"] == "followup" else "single"
+            if key == "single":
+                counts["single"] += 1
+                counts["right"] += bool(gold & cited_ids)
+                counts["terms"] += all(t.lower() in answer.text.lower() for t in row.get("answer_terms", []))
+            else:
+                counts["followups"] += 1
+                counts["followup_right"] += bool(gold & cited_ids)
+        out.append(
+            {
+                "backend": backend,
+                "id": row["id"],
+                "kind": row["kind"],
+                "q": turns[-1]["q"],
+                "answer": answer.text,
+                "abstained": answer.abstained,
+                "extractive": answer.extractive,
+                "gold_cited": bool(gold & cited_ids),
+                "sources": [{"n": s.n, "paper_id": s.paper.paper_id, "title": s.paper.title, "abstract": s.paper.abstract} for s in answer.sources],
+                "dropped": [list(d) for d in answer.dropped],
+                "notes": list(answer.notes),
+                "timings_ms": {k: round(v, 1) for k, v in times.items()},
+            }
+        )
+    share = lambda a, b: counts[a] / counts[b] if counts[b] else float("nan")  # noqa: E731
+    return {
+        "backend": api.backend,
+        "citation validity": share("valid", "cites"),
+        "support (checker)": share("supported", "sentences"),
+        "right paper cited (single)": share("right", "single"),
+        "right paper cited (follow-up)": share("followup_right", "followups"),
+        "answer terms present (single)": share("terms", "single"),
+        "out-of-corpus abstained": share("out_abstained", "out"),
+        "in-corpus wrongly abstained": share("in_abstained", "answers"),
+        "extractive fallback": share("extractive", "answers"),
+        "first visible p50 / p95 ms": f"{statistics.median(first_visible):.0f} / {percentile(first_visible, 0.95):.0f}",
+        "first draft sentence p50 / p95 ms": f"{statistics.median(first_sentence):.0f} / {percentile(first_sentence, 0.95):.0f}" if first_sentence else "-",
+        "complete p50 / p95 / max ms": f"{statistics.median(complete):.0f} / {percentile(complete, 0.95):.0f} / {max(complete):.0f}",
+        "questions": f"{counts['single']} single, {counts['followups']} follow-up, {counts['out']} out of corpus",
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--backend", action="append", choices=["local", "none", "openai", "ollama"])
+    parser.add_argument("--out", type=Path, default=ROOT / "data" / "bench" / "answers.jsonl")
+    parser.add_argument("--limit", type=int, default=0)
+    args = parser.parse_args()
+    rows = [json.loads(line) for line in (ROOT / "bench" / "answer_dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = rows[: args.limit] if args.limit else rows
+    out: list[dict] = []
+    results = [bench(backend, rows, out) for backend in args.backend or ["local", "none"]]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
+    print("| measure | " + " | ".join(str(r["backend"]) for r in results) + " |")
+    print("|---|" + "---|" * len(results))
+    for key in results[0]:
+        if key == "backend":
+            continue
+        cells = [f"{r[key]:.3f}" if isinstance(r[key], float) else str(r[key]) for r in results]
+        print(f"| {key} | " + " | ".join(cells) + " |")
+    print(f"\nanswers: {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
