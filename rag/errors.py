@@ -16,3 +16,7 @@ class EmbeddingModelError(PaperchatError):
 
 class StoreError(PaperchatError):
     """The vector store is unreachable or holds an index made with another model."""
+
+
+class LLMError(PaperchatError):
+    """The configured language model is missing, misconfigured or unreachable (we never download one)."""

@@ -95,3 +95,46 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.terminate()
         process.wait(timeout=30)
         log.close()
+
+
+OPENAI_TEST_KEY = "sk-test"
+
+
+@pytest.fixture(scope="session")
+def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real OpenAI-compatible server, `python -m llama_cpp.server`, serving the bundled
+    SmolLM2 on loopback for the session; it demands OPENAI_TEST_KEY. Yields its root URL (the
+    API is under /v1). Its log is kept for a failing run."""
+    import urllib.error
+    import urllib.request
+
+    from rag.llm import bundled_gguf_path, default_threads
+
+    folder = tmp_path_factory.mktemp("openai-server")
+    port = free_port()
+    log = open(folder / "server.log", "w")  # noqa: SIM115 - must outlive this block: the server writes to it
+    # The server's settings are pydantic-settings without a prefix and uvicorn.run reads HOST and
+    # PORT from the environment over the flags, so those two are set to the flags' values.
+    env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port)}
+    # The thread count the local backend uses; rag.llm.default_threads says why it is not all cores.
+    threads = str(default_threads())
+    args = ["--model", str(bundled_gguf_path()), "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--api_key", OPENAI_TEST_KEY]
+    args += ["--n_threads", threads, "--n_threads_batch", threads]
+    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", *args], stdout=log, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    request = urllib.request.Request(f"{url}/v1/models", headers={"Authorization": f"Bearer {OPENAI_TEST_KEY}"})
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(request, timeout=2):
+                    break
+            except (urllib.error.URLError, OSError):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"python -m llama_cpp.server did not start; see {folder / 'server.log'}") from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
