@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -32,6 +33,12 @@ from rag.records import Answer, Evidence, Hit, Source
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+# What small models put before an answer ("The answer is: ..."): not part of the claim.
+_PREAMBLE = re.compile(r"^(?:(?:the\s+)?answer(?:\s+to\s+(?:the|your)\s+question)?(?:\s+is)?\s*:|based on the sources,?)\s*", re.I)
+# A sentence ending on one of these was cut off mid-way (the model stopped, or copied half).
+_DANGLING = frozenset("a an the and or of with to in for by from on as that which than at its their whose".split())
+# Stop drafting after this many dropped sentences in a row: the model is looping or lost.
+MAX_DROPS_IN_A_ROW = 3
 # A draft sentence shorter than this is a fragment ("Answer:", "[1]"), not a claim.
 MIN_CLAIM_WORDS = 4
 # Below this evidence score, a question about one named paper gets the NOT_STATED lead-in:
@@ -99,14 +106,21 @@ def answer_events(
     if chat is not None:
         mark = time.perf_counter()
         try:
-            for sentence in _stream_sentences(chat, _draft_messages(question if language == "en" else (query or question), sources, options)):
-                if "first_token" not in timings:
-                    timings["first_token"] = _ms(started)
-                checked = verifier.check(sentence)
-                if checked:
-                    kept.append(checked)
-                    timings.setdefault("first_sentence", _ms(started))
-                    yield AnswerEvent("sentence", text=checked)
+            drafted = _stream_sentences(chat, _draft_messages(question if language == "en" else (query or question), sources, options))
+            with closing(drafted):  # leaving early stops the model generating
+                drops = 0
+                for sentence in drafted:
+                    dropped_before = len(verifier.dropped)
+                    checked = verifier.check(sentence)
+                    if checked:
+                        kept.append(checked)
+                        drops = 0
+                        timings.setdefault("first_sentence", _ms(started))
+                        yield AnswerEvent("sentence", text=checked)
+                    elif len(verifier.dropped) > dropped_before:
+                        drops += 1
+                    if len(kept) >= options.max_sentences or drops >= MAX_DROPS_IN_A_ROW:
+                        break
         except Exception as exc:  # any backend failure: answer from the evidence instead
             notes.append(f"The LLM backend failed ({type(exc).__name__}: {str(exc)[:200]}); this answer is built from the abstracts' own sentences.")
         timings["draft"] = _ms(mark)
@@ -149,13 +163,17 @@ class Verifier:
 
     def check(self, sentence: str) -> str | None:
         """The sentence as the answer shows it (with its corrected citation), or None if dropped."""
-        sentence = sentence.strip()
+        sentence = _PREAMBLE.sub("", sentence.strip())
         claim = strip_citations(sentence).strip()
         cited = list(dict.fromkeys(citations(sentence)))
-        if not claim or len(claim.split()) < MIN_CLAIM_WORDS or claim.endswith("?") or claim.endswith(":"):
+        if not claim or len(claim.split()) < MIN_CLAIM_WORDS or claim.endswith(("?", ":")):
             return None  # a fragment, a heading or the question echoed: not a claim, nothing to report
+        if claim.rstrip(".,;").rsplit(" ", 1)[-1].lower() in _DANGLING or claim.count("(") != claim.count(")"):
+            self._drop(sentence, "an unfinished sentence")
+            return None
         if language_of(claim) != "en":
-            return self._drop(sentence, "not in English, so it cannot be checked against the abstracts")
+            self._drop(sentence, "not in English, so it cannot be checked against the abstracts")
+            return None
         key = claim.lower().rstrip(".")
         if key in self._kept:
             return None  # the small model repeats itself; once is enough
@@ -173,7 +191,8 @@ class Verifier:
                 reason = f"cites [{', '.join(map(str, unknown))}], but there are only {len(self.by_n)} sources"
             else:
                 reason = self._why_unsupported(claim, valid)
-            return self._drop(sentence, reason)
+            self._drop(sentence, reason)
+            return None
         self._kept.add(key)
         return cite(claim, supporting)
 
@@ -187,7 +206,6 @@ class Verifier:
 
     def _drop(self, sentence: str, reason: str) -> None:
         self.dropped.append((sentence, reason))
-        return None
 
 
 def cite(claim: str, ns: Sequence[int]) -> str:
@@ -257,7 +275,7 @@ def _sentences(text: str) -> list[str]:
     return merged
 
 
-def _stream_sentences(chat: BaseChatModel, messages: list[tuple[str, str]]) -> Iterator[str]:
+def _stream_sentences(chat: BaseChatModel, messages: list[tuple[str, str]]) -> Generator[str, None, None]:
     """Complete sentences of the draft as they arrive (the last one when the stream ends)."""
     buffer = ""
     for chunk in chat.stream(messages):

@@ -88,7 +88,8 @@ def turns_from_history(history: object) -> list[Turn]:
             raise PaperchatError(f'Turn {number} of the history: "result" must be the JSON object `paperchat ask --json` printed.')
         sources = [s for s in result.get("sources") or [] if isinstance(s, dict) and isinstance(s.get("paper_id"), str)]
         by_n = {s.get("n"): s["paper_id"] for s in sources}
-        answer = result.get("answer") if isinstance(result.get("answer"), str) else ""
+        answer = result.get("answer")
+        answer = answer if isinstance(answer, str) else ""
         cited = [by_n[n] for n in _cited_numbers(answer) if n in by_n]
         turns.append(
             Turn(
