@@ -47,6 +47,15 @@ class Settings(BaseSettings):
     fusion: Literal["rrf", "weighted"] = Field(
         default="weighted", description="How hybrid search fuses: weighted (min-max normalised score sum) or rrf (reciprocal rank)."
     )
+    min_grounding: float = Field(
+        default=0.45,
+        ge=0.0,
+        le=1.0,
+        description="A paper is about the question when 0.7 x its best-chunk cosine + 0.3 x the share of the question's key terms "
+        "in its abstract reaches this; when no paper does, answers abstain.",
+    )
+    answer_sources: int = Field(default=4, ge=1, le=10, description="Most sources an answer shows and cites.")
+    answer_sentences: int = Field(default=3, ge=1, le=10, description="Most sentences in an answer.")
     llm_backend: Literal["local", "openai", "ollama", "none"] = Field(
         default="local",
         description="Who drafts answers: local (a GGUF file run by llama.cpp in this process), openai (any OpenAI-compatible server), "
