@@ -17,7 +17,7 @@ from rag.config import Settings
 from rag.corpus import load_papers
 from rag.errors import NoIndexError, PaperchatError
 from rag.lexical import LexicalIndex
-from rag.records import Answer, IngestReport, Paper, Turn
+from rag.records import Answer, Hit, IngestReport, Paper, Turn
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -233,7 +233,7 @@ class Paperchat:
         the sources with their evidence as soon as retrieval is done, each verified sentence as
         the LLM writes it, then the final `Answer`."""
         from rag.answer import AnswerOptions, answer_events
-        from rag.conversation import resolve
+        from rag.conversation import resolve, resolve_as_followup
         from rag.retrieval import clean_query
 
         started = time.perf_counter()
@@ -241,8 +241,13 @@ class Paperchat:
         resolved = resolve(question, history, self._lexical_for_search().papers_named)
         query = self._condense(question, history, resolved.query)
         named = self._lexical_for_search().papers_named(query)
-        result = self.search(query, self.settings.answer_sources, where=where, paper_ids=resolved.pinned or None)
-        hits = result.hits
+        hits = self.search(query, self.settings.answer_sources, where=where, paper_ids=resolved.pinned or None).hits
+        if history and not resolved.pinned and not self._grounded(query, hits):
+            # In a conversation, a question that is about nothing in the corpus on its own
+            # ("What turned out to be the bottleneck?") is about what the last turn was about.
+            resolved = resolve_as_followup(question, history)
+            query = resolved.query
+            hits = self.search(query, self.settings.answer_sources, where=where, paper_ids=resolved.pinned or None).hits
         if resolved.pinned:
             # The papers referred to, in the order the question or the earlier answer gave them.
             order = {p: i for i, p in enumerate(resolved.pinned)}
@@ -276,6 +281,11 @@ class Paperchat:
             if event.answer is not None:
                 return event.answer
         raise AssertionError("answer_events always ends with a final answer")
+
+    def _grounded(self, query: str, hits: Sequence[Hit]) -> bool:
+        from rag.evidence import grounding
+
+        return any(grounding(query, hit) >= self.settings.min_grounding for hit in hits)
 
     def _capable(self) -> bool:
         # The bundled 135M model cannot rewrite a question or write Chinese; a model the user

@@ -60,6 +60,13 @@ def resolve(question: str, history: Sequence[Turn], named: Callable[[str], list[
     return Resolved(question)
 
 
+def resolve_as_followup(question: str, history: Sequence[Turn]) -> Resolved:
+    """The question taken as being about the paper the last turn was mostly about."""
+    last = history[-1]
+    focus = last.cited_ids or last.source_ids
+    return Resolved(f"{question} {last.query or last.question}", tuple(focus[:1]), True)
+
+
 def _numbered(question: str, source_ids: Sequence[str]) -> tuple[str, ...]:
     numbers: list[int] = []
     for match in _NUMBERED.finditer(question):

@@ -203,6 +203,16 @@ def test_a_follow_up_stays_on_the_paper_of_the_previous_turn(corpus: Path) -> No
     assert_verified(api, follow)
 
 
+def test_a_question_about_nothing_on_its_own_is_taken_as_a_follow_up(corpus: Path) -> None:
+    api, first = ask(corpus, "What does SureLock do?")
+    surelock = first.sources[0].paper.paper_id
+    history = [Turn("What does SureLock do?", (surelock,), (surelock,), first.query)]
+    _, alone = ask(corpus, "Which obstacle turned out worst?")
+    assert alone.abstained
+    _, follow = ask(corpus, "Which obstacle turned out worst?", history=history)
+    assert not follow.abstained and [s.paper.paper_id for s in follow.sources] == [surelock]
+
+
 def test_ordinal_and_plural_references_pick_earlier_sources() -> None:
     last = Turn("kv cache", ("a", "b", "c"), ("b", "a"), "kv cache eviction")
     named = lambda text: ["x"] if "SureLock" in text else []  # noqa: E731
