@@ -52,7 +52,10 @@ def percentile(values: list[float], share: float) -> float:
 
 def bench(corpus: str, repeat: int) -> list[tuple[str, str]]:
     # The 5,358-paper index is the one `paperchat eval retrieval --dataset iclr` builds: built once, used by both.
-    data_dir, collection = (ROOT / "data" / "eval" / "iclr", "eval-iclr") if corpus == "iclr" else (ROOT / "data" / "bench" / corpus, f"bench-{corpus.replace('+', '-')}")
+    if corpus == "iclr":
+        data_dir, collection = ROOT / "data" / "eval" / "iclr", "eval-iclr"
+    else:  # Chroma collection names allow [a-zA-Z0-9._-] only
+        data_dir, collection = ROOT / "data" / "bench" / corpus, f"bench-{corpus.replace('+', '-')}"
     settings = Settings(data_dir=data_dir, chroma_url="", collection=collection, _env_file=None)  # type: ignore[call-arg]
     api = Paperchat(settings)
     report = api.ingest(CORPORA[corpus], progress=True)

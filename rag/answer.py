@@ -42,6 +42,10 @@ _DANGLING = frozenset("a an the and or of with to in for by from on as that whic
 # beside it is what the 135M model then quotes instead. Papers that are about the question alike
 # (grounding within 0.12) are all shown.
 SOURCE_MARGIN = 0.12
+# A kept sentence this close in meaning to an earlier one says it again (measured: "This work also
+# introduces Meerkat, ..." vs "This work introduces Meerkat, ...": 0.97; two different claims
+# about one paper: below 0.85).
+REPEAT_COSINE = 0.92
 # Stop drafting after this many dropped sentences in a row: the model is looping or lost.
 MAX_DROPS_IN_A_ROW = 3
 # A draft sentence shorter than this is a fragment ("Answer:", "[1]"), not a claim.
@@ -166,7 +170,7 @@ class Verifier:
         self.by_n = {s.n: s for s in sources}
         self.vectors = vectors
         self.dropped: list[tuple[str, str]] = []
-        self._kept: set[str] = set()
+        self._kept: list[str] = []
 
     def check(self, sentence: str) -> str | None:
         """The sentence as the answer shows it (with its corrected citation), or None if dropped."""
@@ -181,9 +185,8 @@ class Verifier:
         if language_of(claim) != "en":
             self._drop(sentence, "not in English, so it cannot be checked against the abstracts")
             return None
-        key = claim.lower().rstrip(".")
-        if key in self._kept:
-            return None  # the small model repeats itself; once is enough
+        if self._repeats(claim):
+            return None  # the small model repeats itself ("This work also introduces ..."); once is enough
         unknown = [n for n in cited if n not in self.by_n]
         valid = [n for n in cited if n in self.by_n]
         supporting = [n for n in valid if support(claim, [self.by_n[n].paper], self.vectors).ok]
@@ -200,8 +203,14 @@ class Verifier:
                 reason = self._why_unsupported(claim, valid)
             self._drop(sentence, reason)
             return None
-        self._kept.add(key)
+        self._kept.append(claim)
         return cite(claim, supporting)
+
+    def _repeats(self, claim: str) -> bool:
+        if not self._kept:
+            return False
+        vectors = self.vectors([claim, *self._kept])
+        return bool(max(vectors[1:] @ vectors[0]) >= REPEAT_COSINE)
 
     def _why_unsupported(self, claim: str, valid: list[int]) -> str:
         papers = [self.by_n[n].paper for n in valid] or [s.paper for s in self.by_n.values()]
@@ -293,7 +302,11 @@ def _stream_sentences(chat: BaseChatModel, messages: list[tuple[str, str]]) -> G
         if len(pieces) > 1 and len(strip_citations(pieces[-1]).split()) >= 2:
             yield from pieces[:-1]
             buffer = pieces[-1]
-    yield from _sentences(buffer)
+    pieces = _sentences(buffer)
+    yield from pieces[:-1]
+    # The draft's last words, cut off by the token limit, end without a full stop: not a claim.
+    if pieces and strip_citations(pieces[-1]).rstrip().endswith((".", "!", "。", ")", '"')):
+        yield pieces[-1]
 
 
 def _ms(since: float) -> float:

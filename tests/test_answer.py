@@ -118,6 +118,10 @@ def test_a_looping_draft_is_cut_off_and_fragments_and_preambles_do_not_count(cor
     _, answer = ask(corpus, "What does SureLock do?", f"The answer is: {SURELOCK_FLOPS} [1]. SureLock reduces algorithmic FLOPs by [1].")
     assert answer.text.startswith("SureLock reduces") and answer.text.count("[1]") == 1
     assert any("unfinished" in reason for _, reason in answer.dropped)
+    # A sentence said twice is shown once; the draft's last words cut off by the token limit are not shown.
+    repeated = SURELOCK_FLOPS.replace("SureLock reduces", "SureLock also reduces")
+    _, answer = ask(corpus, "What does SureLock do?", f"{SURELOCK_FLOPS} [1]. {repeated} [1]. SureLock locks positions whose posterior has stabilized across")
+    assert answer.text.count("FLOPs") == 1 and "stabilized across" not in answer.text
 
 
 def test_an_empty_draft_falls_back_to_an_extractive_answer(corpus: Path) -> None:
@@ -204,7 +208,7 @@ def test_a_follow_up_stays_on_the_paper_of_the_previous_turn(corpus: Path) -> No
 
 
 def test_a_question_about_nothing_on_its_own_is_taken_as_a_follow_up(corpus: Path) -> None:
-    api, first = ask(corpus, "What does SureLock do?")
+    _, first = ask(corpus, "What does SureLock do?")
     surelock = first.sources[0].paper.paper_id
     history = [Turn("What does SureLock do?", (surelock,), (surelock,), first.query)]
     _, alone = ask(corpus, "Which obstacle turned out worst?")
