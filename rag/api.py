@@ -87,7 +87,7 @@ class Paperchat:
         if isinstance(self._chat, _Default):
             from rag.llm import make_chat_model
 
-            self._chat = make_chat_model(self.settings)
+            return make_chat_model(self.settings)
         return self._chat
 
     @cached_property

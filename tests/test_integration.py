@@ -23,8 +23,8 @@ SEED_TITLES = ICLR.with_name("seed_titles.jsonl")
 LAST_STDERR: dict[str, str] = {}
 
 
-def paperchat(data_dir: Path, *args: str) -> tuple[int, object]:
-    env = {**os.environ, "PAPERCHAT_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
+def paperchat(data_dir: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, object]:
+    env = {**os.environ, "PAPERCHAT_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1", **(env or {})}
     done = subprocess.run([PAPERCHAT, *args, "--json"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     LAST_STDERR[args[0]] = done.stderr
     return done.returncode, json.loads(done.stdout)
@@ -95,3 +95,82 @@ def test_full_iclr_corpus_after_seeds_gives_5358_papers(seeded: Paperchat) -> No
         assert any(s.startswith(str(SEEDS)) for s in papers[seed["id"]].sources)
     assert seeded.store().count() == report.chunks
     assert seeded.ingest([SEEDS, ICLR]).embedded == 0
+
+
+# -- answers with the real models ------------------------------------------------------------
+
+
+def assert_cited_and_supported(result: dict, data_dir: Path) -> None:  # type: ignore[type-arg]
+    """Every sentence of the answer cites shown sources, and the project's checker (with the
+    real embedding model) finds it supported by them."""
+    from rag.answer import _sentences
+    from rag.config import Settings
+    from rag.evidence import citations, support
+
+    assert not result["abstained"] and result["sources"]
+    by_n = {s["n"]: s for s in result["sources"]}
+    api = Paperchat(Settings(data_dir=data_dir, _env_file=None))  # type: ignore[call-arg]
+    papers = {p.paper_id: p for p in api.papers()}
+    for sentence in _sentences(result["answer"]):
+        cited = citations(sentence)
+        assert cited and set(cited) <= set(by_n), sentence
+        assert support(sentence, [papers[by_n[n]["paper_id"]] for n in cited], api.vectors).ok, sentence
+
+
+def test_ask_with_the_local_model_cites_the_paper_it_is_about(seeded_dir: Path) -> None:
+    code, result = paperchat(seeded_dir, "ask", "What does SureLock do?")
+    assert code == 0, LAST_STDERR["ask"]
+    assert result["backend"].startswith("local: SmolLM2")  # type: ignore[index]
+    assert "SureLock" in result["sources"][0]["abstract"] and result["sources"][0]["evidence"]  # type: ignore[index]
+    assert {"retrieve", "evidence", "total"} <= set(result["timings_ms"])  # type: ignore[index]
+    assert_cited_and_supported(result, seeded_dir)  # type: ignore[arg-type]
+
+
+def test_ask_abstains_when_nothing_in_the_seeds_is_about_the_question(seeded_dir: Path) -> None:
+    code, result = paperchat(seeded_dir, "ask", "How does DP-SGD guarantee differential privacy when training deep networks?")
+    assert code == 0
+    assert result["abstained"] and result["sources"] == [] and result["related"]  # type: ignore[index]
+    assert "[" not in result["answer"]  # type: ignore[index]
+
+
+def test_ask_follows_up_with_history_and_answers_a_batch(seeded_dir: Path, tmp_path: Path) -> None:
+    code, first = paperchat(seeded_dir, "ask", "What is ReST-KV?")
+    assert code == 0
+    history = tmp_path / "history.json"
+    history.write_text(json.dumps([{"q": "What is ReST-KV?", "result": first}]), encoding="utf-8")
+    code, follow = paperchat(seeded_dir, "ask", "What about its speed?", "--history", str(history))
+    assert code == 0
+    assert [s["paper_id"] for s in follow["sources"]] == [first["sources"][0]["paper_id"]]  # type: ignore[index]
+    assert_cited_and_supported(follow, seeded_dir)  # type: ignore[arg-type]
+    batch = tmp_path / "questions.jsonl"
+    lines = [{"q": "What does FlashWorld generate?"}, {"q": "What about its speed?", "history": [{"q": "What is ReST-KV?", "result": first}]}, {"q": " "}]
+    batch.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    code, results = paperchat(seeded_dir, "ask", "--questions", str(batch))
+    assert code == 0 and len(results) == 3  # type: ignore[arg-type]
+    assert "FlashWorld" in results[0]["sources"][0]["abstract"]  # type: ignore[index]
+    assert results[1]["sources"][0]["paper_id"] == first["sources"][0]["paper_id"]  # type: ignore[index]
+    assert "empty" in results[2]["error"]  # type: ignore[index]
+
+
+def test_a_chinese_question_with_the_local_model_says_it_answers_in_english(seeded_dir: Path) -> None:
+    code, result = paperchat(seeded_dir, "ask", "SureLock 是做什么的？", env={"PAPERCHAT_LLM_BACKEND": "none"})
+    assert code == 0 and result["language"] == "zh"  # type: ignore[index]
+    assert any("英文" in note for note in result["notes"])  # type: ignore[index]
+    assert_cited_and_supported(result, seeded_dir)  # type: ignore[arg-type]
+
+
+def test_ask_through_an_openai_compatible_server(seeded_dir: Path, openai_server: str) -> None:
+    from tests.conftest import OPENAI_TEST_KEY
+
+    env = {
+        "PAPERCHAT_LLM_BACKEND": "openai",
+        "PAPERCHAT_OPENAI_BASE_URL": f"{openai_server}/v1",
+        "PAPERCHAT_OPENAI_MODEL": "smollm2",
+        "PAPERCHAT_OPENAI_API_KEY": OPENAI_TEST_KEY,
+    }
+    code, result = paperchat(seeded_dir, "ask", "How much faster is FlashWorld than previous 3D scene generation methods?", env=env)
+    assert code == 0, LAST_STDERR["ask"]
+    assert result["backend"].startswith("openai: smollm2")  # type: ignore[index]
+    assert not any("failed" in note for note in result["notes"]), result["notes"]  # type: ignore[index]
+    assert "FlashWorld" in result["sources"][0]["abstract"]  # type: ignore[index]
+    assert_cited_and_supported(result, seeded_dir)  # type: ignore[arg-type]
