@@ -126,8 +126,9 @@ def test_ask_with_the_local_model_cites_the_paper_it_is_about(seeded_dir: Path) 
     assert_cited_and_supported(result, seeded_dir)  # type: ignore[arg-type]
 
 
-def test_ask_abstains_when_nothing_in_the_seeds_is_about_the_question(seeded_dir: Path) -> None:
-    code, result = paperchat(seeded_dir, "ask", "How does DP-SGD guarantee differential privacy when training deep networks?")
+def test_ask_abstains_when_nothing_in_the_index_is_about_the_question(seeded_dir: Path) -> None:
+    # (By now the index also holds 150 more ICLR papers, merged above: the question is off-topic for all.)
+    code, result = paperchat(seeded_dir, "ask", "Who won the 2018 FIFA World Cup?")
     assert code == 0
     assert result["abstained"] and result["sources"] == [] and result["related"]  # type: ignore[index]
     assert "[" not in result["answer"]  # type: ignore[index]
