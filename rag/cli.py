@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -136,7 +138,7 @@ def search(
         api = _api()
         options = {"mode": mode, "fusion": fusion, "where": _parse_where(where or [])}
         if queries is not None:
-            _emit([_search_json_or_error(api, q, k, options) for q in _read_batch(queries)])
+            _emit([_row_or_error("query", q, partial(_search_json, api, q, k, options)) for q in _read_batch(queries)])
             return
         result = _search_json(api, query or "", k, options)
     except PaperchatError as exc:
@@ -159,14 +161,15 @@ def _parse_where(conditions: list[str]) -> dict[str, str]:
     return parsed
 
 
-def _search_json_or_error(api: Any, query: str, k: int | None, options: dict[str, Any]) -> dict[str, object]:
-    """In a batch, one bad query gets its own {"query", "error"} and the others still run."""
+def _row_or_error(key: str, text: str, run: Callable[[], dict[str, object]]) -> dict[str, object]:
+    """In a batch, one bad line gets its own {key: text, "error": ...} and the others still run;
+    a missing index stops the batch (every line would fail the same way)."""
     try:
-        return _search_json(api, query, k, options)
+        return run()
     except PaperchatError as exc:
         if isinstance(exc, NoIndexError):
             raise
-        return {"query": query, "error": str(exc)}
+        return {key: text, "error": str(exc)}
 
 
 def _search_json(api: Any, query: str, k: int | None, options: dict[str, Any]) -> dict[str, object]:
@@ -222,7 +225,7 @@ def ask(
         api = _api()
         filters = _parse_where(where or [])
         if questions is not None:
-            _emit([_ask_json_or_error(api, q, h, filters) for q, h in _read_ask_batch(questions)])
+            _emit([_row_or_error("question", q, partial(_ask_json, api, q, h, filters)) for q, h in _read_ask_batch(questions)])
             return
         earlier = _read_json_file(history, "--history") if history is not None else []
         document = _ask_json(api, question or "", earlier, filters)
@@ -273,15 +276,6 @@ def _ask_json(api: Any, question: str, history: object, where: dict[str, str]) -
         "query": answer.query,
         "timings_ms": answer.timings_ms,
     }
-
-
-def _ask_json_or_error(api: Any, question: str, history: object, where: dict[str, str]) -> dict[str, object]:
-    try:
-        return _ask_json(api, question, history, where)
-    except PaperchatError as exc:
-        if isinstance(exc, NoIndexError):
-            raise
-        return {"question": question, "error": str(exc)}
 
 
 def _read_json_file(path: Path, option: str) -> object:

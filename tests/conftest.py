@@ -6,7 +6,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -63,38 +64,42 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@contextmanager
+def running(name: str, command: list[str], folder: Path, ready: Callable[[], object], env: dict[str, str] | None = None) -> Iterator[None]:
+    """A server process for the test session: started, waited for until `ready()` stops
+    raising (60 s at most), stopped at the end. Its log stays in `folder` for a failing run."""
+    log = open(folder / "server.log", "w")  # noqa: SIM115 - must outlive this block: the server writes to it
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                ready()
+                break
+            except OSError:  # refused, reset, or urllib's URLError (an OSError)
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{name} did not start; see {folder / 'server.log'}") from None
+                time.sleep(0.3)
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
 @pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real `chroma run` server on loopback, started for the session (or the one named by
-    PAPERCHAT_TEST_CHROMA_URL). Its log is kept next to its data for a failing run."""
+    PAPERCHAT_TEST_CHROMA_URL)."""
     if url := os.environ.get("PAPERCHAT_TEST_CHROMA_URL"):
         yield url
         return
     folder = tmp_path_factory.mktemp("chroma-server")
     port = free_port()
     chroma = Path(sys.executable).with_name("chroma")
-    log = open(folder / "server.log", "w")  # noqa: SIM115 - must outlive this block: the server writes to it
-    process = subprocess.Popen(
-        [str(chroma), "run", "--path", str(folder / "db"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"chroma run did not start; see {folder / 'server.log'}") from None
-                time.sleep(0.3)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
+    command = [str(chroma), "run", "--path", str(folder / "db"), "--host", "127.0.0.1", "--port", str(port)]
+    with running("chroma run", command, folder, lambda: socket.create_connection(("127.0.0.1", port), timeout=1).close()):
+        yield f"http://127.0.0.1:{port}"
 
 
 OPENAI_TEST_KEY = "sk-test"
@@ -104,15 +109,13 @@ OPENAI_TEST_KEY = "sk-test"
 def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real OpenAI-compatible server, `python -m llama_cpp.server`, serving the bundled
     SmolLM2 on loopback for the session; it demands OPENAI_TEST_KEY. Yields its root URL (the
-    API is under /v1). Its log is kept for a failing run."""
-    import urllib.error
+    API is under /v1)."""
     import urllib.request
 
     from rag.llm import bundled_gguf_path, default_threads
 
     folder = tmp_path_factory.mktemp("openai-server")
     port = free_port()
-    log = open(folder / "server.log", "w")  # noqa: SIM115 - must outlive this block: the server writes to it
     # The server's settings are pydantic-settings without a prefix and uvicorn.run reads HOST and
     # PORT from the environment over the flags, so those two are set to the flags' values.
     env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port)}
@@ -120,21 +123,8 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     threads = str(default_threads())
     args = ["--model", str(bundled_gguf_path()), "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--api_key", OPENAI_TEST_KEY]
     args += ["--n_threads", threads, "--n_threads_batch", threads]
-    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", *args], stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     request = urllib.request.Request(f"{url}/v1/models", headers={"Authorization": f"Bearer {OPENAI_TEST_KEY}"})
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(request, timeout=2):
-                    break
-            except (urllib.error.URLError, OSError):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"python -m llama_cpp.server did not start; see {folder / 'server.log'}") from None
-                time.sleep(0.3)
+    command = [sys.executable, "-m", "llama_cpp.server", *args]
+    with running("python -m llama_cpp.server", command, folder, lambda: urllib.request.urlopen(request, timeout=2).close(), env):
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
