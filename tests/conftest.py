@@ -38,7 +38,8 @@ def fake_embeddings() -> HashingEmbeddings:
 
 
 def make_fake_api(settings: Settings, embeddings: HashingEmbeddings) -> Paperchat:
-    return Paperchat(settings, embeddings=embeddings, model="hashing-512", count_tokens=approx_token_counts, max_tokens=256)
+    # chat=None: the evidence-only backend; answer tests bring their own scripted chat model.
+    return Paperchat(settings, embeddings=embeddings, model="hashing-512", count_tokens=approx_token_counts, max_tokens=256, chat=None)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ exit codes 0 / 1 (user error, message says what to do) / 2 (usage)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,37 @@ def test_papers_does_not_load_the_model(api: Paperchat) -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     assert len(json.loads(done.stdout)) == 51
+
+
+def test_ask_json_contract(tmp_path: Path) -> None:
+    run("ingest", str(SEEDS))
+    code, result = run("ask", "What does SureLock do?", "--json")
+    assert code == 0
+    assert {"answer", "mode", "abstained", "sources", "backend", "timings_ms"} <= set(result)  # type: ignore[arg-type]
+    assert result["backend"] == "none" and result["mode"] == "answer"  # type: ignore[index]
+    sources = result["sources"]  # type: ignore[index]
+    assert sources and {"n", "paper_id", "title", "abstract", "evidence"} <= set(sources[0])
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", result["answer"])}  # type: ignore[index]
+    assert cited and cited <= {s["n"] for s in sources}
+    # The printed result is a valid history for the next turn.
+    history = tmp_path / "history.json"
+    history.write_text(json.dumps([{"q": "What does SureLock do?", "result": result}]), encoding="utf-8")
+    code, follow = run("ask", "What about its speed?", "--history", str(history), "--json")
+    assert code == 0 and [s["paper_id"] for s in follow["sources"]] == [sources[0]["paper_id"]]  # type: ignore[index]
+
+
+def test_ask_errors_say_what_to_do(tmp_path: Path) -> None:
+    code, result = run("ask", "anything", "--json")
+    assert code == 1 and "paperchat ingest" in result["error"]  # type: ignore[index]
+    run("ingest", str(SEEDS))
+    bad = tmp_path / "history.json"
+    bad.write_text("{not json", encoding="utf-8")
+    code, result = run("ask", "What about its speed?", "--history", str(bad), "--json")
+    assert code == 1 and "not valid JSON" in result["error"]  # type: ignore[index]
+    bad.write_text('{"q": "x"}', encoding="utf-8")
+    code, result = run("ask", "What about its speed?", "--history", str(bad), "--json")
+    assert code == 1 and "JSON list" in result["error"]  # type: ignore[index]
+    code, result = run("ask", "   ", "--json")
+    assert code == 1 and "empty" in result["error"]  # type: ignore[index]
+    assert run("ask", "x", "--mode", "poem")[0] == 2
+    assert run("ask")[0] == 2
