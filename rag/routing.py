@@ -1,0 +1,55 @@
+"""Routing: is a chat message a question to answer, a theme to summarize, or papers to compare?
+
+By wording, in English and Chinese, deterministic (the 135M default model cannot classify
+reliably, and a router that needs no model also works with the `none` backend). The traps are
+sentences that use the words of one mode to ask for another: "What baselines does ReST-KV compare
+against?" and "How does Falcon compare to DiffCut on VOC?" ask what one paper reports (answer);
+"Give me an overview of HELIX's method" and "Summarize the STAR-MD abstract" are about one paper
+(answer); "Which is faster, SureLock or ReST-KV?" compares without saying so. Measured on
+bench/routing_dev.jsonl by tests/test_routing.py.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Route = Literal["answer", "summarize", "compare"]
+ROUTES: tuple[Route, ...] = ("answer", "summarize", "compare")
+
+_COMPARE = re.compile(
+    r"\b(?:compare|comparing|comparison|contrast|differ|differs|difference|differences|different|vs\.?|versus|consistent with)\b"
+    r"|\bwhich(?: one)? (?:is|was|are) (?:\w+er|more|less|better|worse)\b.*\bor\b|\bor\b.*\bwhich(?: one)? (?:is|was|are) (?:\w+er|more|less|better|worse)\b"
+    r"|比较|对比|区别|不同|差异|异同|哪个.{0,10}更|哪一个.{0,10}更|相比",
+    re.I,
+)
+# Asking what one paper compares itself against, or what it found "compared with" a baseline.
+_REPORTED_COMPARISON = re.compile(
+    r"\b(?:does|did|do)\s+[\w\-.]+(?:'s)?(?:\s+\w+)?\s+compare\s+(?:against|to|with)\b"
+    r"|\bcompared?\s+(?:with|to)\s+\S+\s*\??$|\bfind about\b.*\bcompared\b|\bcompares?\b[^?]*\bagainst\b"
+    r"|\b(?:baselines?|methods)\b[^?]*\bcompare|哪些(?:方法|基线|模型)[^？?]*对比|与哪些",
+    re.I,
+)
+_SUMMARIZE = re.compile(
+    r"\b(?:summari[sz]e|summary|summaries|overview|survey|digest|tl;?dr|trends?|landscape|say overall|main themes?)\b"
+    r"|\bwhat (?:topics|themes|areas)\b|\bwhat does (?:the|this) (?:corpus|collection|conference)\b"
+    r"|总结|概述|综述|概括|整理|涵盖|哪些主题|什么主题|趋势|要点",
+    re.I,
+)
+# A summary of one paper is an answer: "the STAR-MD abstract", "HELIX's method", "this paper".
+_ONE_PAPER = re.compile(
+    r"\babstract\b|'s (?:main )?(?:method|approach|model|paper|idea|contributions?|results?|findings?)\b|\b(?:this|that|the) paper\b|\bin one sentence\b"
+    r"|这篇|该论文|这个方法",
+    re.I,
+)
+_PLURAL = re.compile(
+    r"\bpapers\b|\bworks?\b|\bcorpus\b|\bcollection\b|\ball\b|\bevery\b|\beverything\b|这些|所有|全部|哪些|相关的?(?:论文|研究|工作)|语料", re.I
+)
+
+
+def route(question: str) -> Route:
+    if _COMPARE.search(question) and not _REPORTED_COMPARISON.search(question):
+        return "compare"
+    if _SUMMARIZE.search(question) and (not _ONE_PAPER.search(question) or _PLURAL.search(question)):
+        return "summarize"
+    return "answer"
