@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Literal
 from rag import prompts
 from rag.chunking import split_sentences
 from rag.evidence import SentenceVectors, citations, grounding, language_of, names, numbers, select, strip_citations, support
-from rag.records import Answer, Evidence, Hit, Source
+from rag.records import NOT_STATED, Answer, Evidence, Hit, Source
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -88,10 +88,13 @@ def answer_events(
     pinned: bool = False,
     started: float | None = None,
     timings_ms: dict[str, float] | None = None,
+    notes: Sequence[str] = (),
 ) -> Iterator[AnswerEvent]:
-    """`pinned`: the hits are papers the question refers to (a follow-up or a name); never abstain on them."""
+    """`pinned`: the hits are papers the question refers to (a follow-up or a name); never abstain on them.
+    `notes`: said with the answer (why it is an answer when something else was asked)."""
     started = started or time.perf_counter()
     timings = dict(timings_ms or {})
+    given_notes = list(notes)
     language = language_of(question)
     base = Answer(question=question, text="", backend=options.backend, language=language, query=query or question)
     scores = [grounding(query or question, h) for h in hits]
@@ -100,7 +103,7 @@ def answer_events(
     if not relevant:
         text = prompts.ABSTAIN[language].format(papers=f"{options.corpus_papers:,}")
         timings["total"] = _ms(started)
-        yield AnswerEvent("final", answer=replace(base, text=text, abstained=True, related=tuple(hits[:3]), timings_ms=timings))
+        yield AnswerEvent("final", answer=replace(base, text=text, abstained=True, related=tuple(hits[:3]), notes=tuple(given_notes), timings_ms=timings))
         return
 
     mark = time.perf_counter()
@@ -111,7 +114,8 @@ def answer_events(
     timings["first_visible"] = _ms(started)
     yield AnswerEvent("sources", sources=tuple(sources))
 
-    notes: list[str] = []
+    notes = given_notes
+    failed = False
     verifier = Verifier(sources, vectors)
     kept: list[str] = []
     if chat is not None:
@@ -133,11 +137,12 @@ def answer_events(
                     if len(kept) >= options.max_sentences or drops >= MAX_DROPS_IN_A_ROW:
                         break
         except Exception as exc:  # any backend failure: answer from the evidence instead
+            failed = True
             notes.append(f"The LLM backend failed ({type(exc).__name__}: {str(exc)[:200]}); this answer is built from the abstracts' own sentences.")
         timings["draft"] = _ms(mark)
     extractive = not kept
     text = " ".join(kept) if kept else extractive_answer(evidence, sources, options.max_sentences, pinned)
-    if chat is not None and extractive and not notes:
+    if chat is not None and extractive and not failed:
         notes.append("No sentence of the model's draft was supported by the sources; this answer is built from the abstracts' own sentences.")
 
     if language == "zh":
@@ -224,6 +229,75 @@ class Verifier:
         self.dropped.append((sentence, reason))
 
 
+def compare_events(
+    question: str,
+    hits: Sequence[Hit],
+    *,
+    chat: BaseChatModel | None,
+    vectors: SentenceVectors,
+    options: AnswerOptions,
+    started: float | None = None,
+    timings_ms: dict[str, float] | None = None,
+) -> Iterator[AnswerEvent]:
+    """Compare the papers of `hits` (already resolved, in the order the request named them):
+    the table first (excerpts, true by construction), then a paragraph of similarities and
+    differences drafted from the table's cells and verified like an answer's sentences."""
+    from rag.compare import compare
+
+    started = started or time.perf_counter()
+    timings = dict(timings_ms or {})
+    language = language_of(question)
+    papers = [Source(n, hit.paper, hit.relevance) for n, hit in enumerate(hits, start=1)]
+    table = compare(papers)
+    stated = {n: tuple(c for c in cells if c != NOT_STATED) for n, _, cells in table.rows}
+    sources = [replace(s, evidence=stated.get(s.n, ())) for s in papers[: len(table.rows)]]
+    timings["evidence"] = _ms(started)
+    timings["first_visible"] = _ms(started)
+    yield AnswerEvent("sources", sources=tuple(sources))
+    verifier = Verifier(sources, vectors)
+    kept: list[str] = []
+    notes: list[str] = []
+    if chat is not None:
+        mark = time.perf_counter()
+        messages = _draft_messages(question, sources, replace(options, max_sentences=options.max_sentences + 1), prompts.COMPARE_USER)
+        try:
+            with closing(_stream_sentences(chat, messages)) as drafted:
+                for sentence in drafted:
+                    checked = verifier.check(sentence)
+                    if checked:
+                        kept.append(checked)
+                        yield AnswerEvent("sentence", text=checked)
+                    if len(kept) > options.max_sentences:
+                        break
+        except Exception as exc:  # any backend failure: the table still stands
+            notes.append(f"The LLM backend failed ({type(exc).__name__}: {str(exc)[:200]}); the comparison is the table of the abstracts' own sentences.")
+        timings["draft"] = _ms(mark)
+    # Without a (surviving) draft, the paragraph states each paper's approach in its own words.
+    extractive = not kept
+    approaches = [cite(cells[1], [n]) for n, _, cells in table.rows if cells[1] != NOT_STATED]
+    text = " ".join(kept) if kept else " ".join(approaches) or "The abstracts state none of the compared aspects; see the table."
+    if language == "zh":
+        notes.append(prompts.ENGLISH_ONLY)
+    timings["total"] = _ms(started)
+    yield AnswerEvent(
+        "final",
+        answer=Answer(
+            question=question,
+            text=text,
+            mode="compare",
+            sources=tuple(sources),
+            dropped=tuple(verifier.dropped),
+            backend=options.backend,
+            language=language,
+            extractive=extractive,
+            notes=tuple(notes),
+            query=question,
+            timings_ms=timings,
+            comparison=table,
+        ),
+    )
+
+
 def cite(claim: str, ns: Sequence[int]) -> str:
     claim = claim.rstrip().rstrip(".;,: ")
     return f"{claim} {''.join(f'[{n}]' for n in ns)}."
@@ -263,14 +337,14 @@ def translate(chat: BaseChatModel, text: str) -> str | None:
     return translated
 
 
-def _draft_messages(question: str, sources: Sequence[Source], options: AnswerOptions) -> list[tuple[str, str]]:
+def _draft_messages(question: str, sources: Sequence[Source], options: AnswerOptions, template: str = prompts.ANSWER_USER) -> list[tuple[str, str]]:
     blocks = [
         prompts.SOURCE_BLOCK.format(
             n=s.n, title=s.paper.title, evidence="\n".join(prompts.EVIDENCE_LINE.format(n=s.n, sentence=e) for e in s.evidence)
         )
         for s in sources
     ]
-    user = prompts.ANSWER_USER.format(sources="\n\n".join(blocks), question=question, max_sentences=options.max_sentences)
+    user = template.format(sources="\n\n".join(blocks), question=question, max_sentences=options.max_sentences)
     return [("system", prompts.ANSWER_SYSTEM), ("human", user)]
 
 

@@ -228,16 +228,41 @@ class Paperchat:
             allowed=allowed,
         )
 
-    def ask_events(self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None) -> Iterator[AnswerEvent]:
+    def ask_events(
+        self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None, mode: str = "auto"
+    ) -> Iterator[AnswerEvent]:
         """Answer `question` (a follow-up of `history`, oldest turn first) as a stream of events:
         the sources with their evidence as soon as retrieval is done, each verified sentence as
-        the LLM writes it, then the final `Answer`."""
-        from rag.answer import AnswerOptions, answer_events
+        the LLM writes it, then the final `Answer`. `mode`: auto (routed by wording), answer,
+        summarize or compare."""
+        from rag.answer import AnswerOptions, answer_events, compare_events
         from rag.conversation import resolve, resolve_as_followup
         from rag.retrieval import clean_query
+        from rag.routing import ROUTES, route
 
         started = time.perf_counter()
         question = clean_query(question)
+        if mode != "auto" and mode not in ROUTES:
+            raise PaperchatError(f"Unknown mode {mode!r}; use auto, {', '.join(ROUTES)}.")
+        chosen = route(question) if mode == "auto" else mode
+        options = AnswerOptions(
+            min_grounding=self.settings.min_grounding,
+            max_sources=self.settings.answer_sources,
+            max_sentences=self.settings.answer_sentences,
+            capable=self._capable(),
+            backend=self.backend,
+            corpus_papers=len(self._papers_by_id()),
+        )
+        notes: list[str] = []
+        if chosen == "compare":
+            compared = self._papers_to_compare(question, history, where)
+            if len(compared) >= 2:
+                timings = {"retrieve": round((time.perf_counter() - started) * 1000, 1)}
+                yield from compare_events(question, compared, chat=self.chat, vectors=self.vectors, options=options, started=started, timings_ms=timings)
+                return
+            from rag import prompts
+
+            notes.append(prompts.COMPARE_NEEDS_TWO)
         resolved = resolve(question, history, self._lexical_for_search().papers_named)
         query = self._condense(question, history, resolved.query)
         named = self._lexical_for_search().papers_named(query)
@@ -255,14 +280,6 @@ class Paperchat:
         elif named:
             # A question naming a paper is about that paper: its name outranks looser matches.
             hits = [h for h in hits if h.paper.paper_id in named] or hits
-        options = AnswerOptions(
-            min_grounding=self.settings.min_grounding,
-            max_sources=self.settings.answer_sources,
-            max_sentences=self.settings.answer_sentences,
-            capable=self._capable(),
-            backend=self.backend,
-            corpus_papers=len(self._papers_by_id()),
-        )
         timings = {"retrieve": round((time.perf_counter() - started) * 1000, 1)}
         yield from answer_events(
             question,
@@ -274,13 +291,41 @@ class Paperchat:
             pinned=bool(resolved.pinned),
             started=started,
             timings_ms=timings,
+            notes=notes,
         )
 
-    def ask(self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None) -> Answer:
-        for event in self.ask_events(question, history, where=where):
+    def ask(self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None, mode: str = "auto") -> Answer:
+        for event in self.ask_events(question, history, where=where, mode=mode):
             if event.answer is not None:
                 return event.answer
         raise AssertionError("answer_events always ends with a final answer")
+
+    def _papers_to_compare(self, question: str, history: Sequence[Turn], where: Mapping[str, object] | None) -> list[Hit]:
+        """The papers a comparison request means, in its order: sources of an earlier answer it
+        refers to ("[1] and [3]", "them"), papers it names, papers its phrases describe ("the
+        Circuit Insights paper"), else the papers of a theme ("the Gaussian Splatting papers")."""
+        from rag.compare import MAX_PAPERS
+        from rag.conversation import comparison_parts, referenced
+        from rag.evidence import grounding
+
+        lexical = self._lexical_for_search()
+        papers = self._papers_by_id()
+        chosen: dict[str, Hit] = {}
+        for paper_id in [*referenced(question, history), *lexical.papers_named(question)]:
+            if paper_id in papers:
+                chosen.setdefault(paper_id, Hit(papers[paper_id], 1.0, relevance=1.0))
+        parts = comparison_parts(question)
+        if len(chosen) < 2 and len(parts) >= 2:
+            for part in (p for p in parts if not lexical.papers_named(p)):
+                hits = self.search(part, 1, where=where).hits
+                if hits and grounding(part, hits[0]) >= self.settings.min_grounding:
+                    chosen.setdefault(hits[0].paper.paper_id, hits[0])
+        if len(chosen) < 2:
+            theme = " ".join(parts) or question
+            for hit in self.search(theme, MAX_PAPERS, where=where).hits:
+                if grounding(theme, hit) >= self.settings.min_grounding:
+                    chosen.setdefault(hit.paper.paper_id, hit)
+        return list(chosen.values())[:MAX_PAPERS]
 
     def _grounded(self, query: str, hits: Sequence[Hit]) -> bool:
         from rag.evidence import grounding

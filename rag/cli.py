@@ -208,7 +208,7 @@ def _read_batch_objects(path: Path) -> list[dict[str, Any]]:
 @app.command()
 def ask(
     question: Annotated[str | None, typer.Argument(help="Your question, in English or Chinese.")] = None,
-    mode: Annotated[str, typer.Option(help="auto or answer (summarize and compare come with their own issue).")] = "auto",
+    mode: Annotated[str, typer.Option(help="auto (chosen by the wording), answer, summarize or compare.")] = "auto",
     history: Annotated[Path | None, typer.Option("--history", help='Earlier turns, a JSON list [{"q": ..., "result": <ask --json output>}],')] = None,
     questions: Annotated[Path | None, typer.Option("--questions", help='Batch: JSON lines {"q": ..., "history": [...]}; prints a JSON list.')] = None,
     where: Annotated[list[str] | None, typer.Option("--where", help="Only papers with FIELD=VALUE (repeatable), as for search.")] = None,
@@ -218,23 +218,25 @@ def ask(
     if (question is None) == (questions is None):
         typer.echo("error: give a QUESTION or --questions FILE (not both).", err=True)
         raise typer.Exit(2)
-    if mode not in ("auto", "answer"):
-        typer.echo(f"error: --mode {mode!r}: use auto or answer.", err=True)
+    if mode not in ("auto", "answer", "summarize", "compare"):
+        typer.echo(f"error: --mode {mode!r}: use auto, answer, summarize or compare.", err=True)
         raise typer.Exit(2)
     try:
         api = _api()
         filters = _parse_where(where or [])
         if questions is not None:
-            _emit([_row_or_error("question", q, partial(_ask_json, api, q, h, filters)) for q, h in _read_ask_batch(questions)])
+            _emit([_row_or_error("question", q, partial(_ask_json, api, q, h, filters, mode)) for q, h in _read_ask_batch(questions)])
             return
         earlier = _read_json_file(history, "--history") if history is not None else []
-        document = _ask_json(api, question or "", earlier, filters)
+        document = _ask_json(api, question or "", earlier, filters, mode)
     except PaperchatError as exc:
         _fail(str(exc), as_json)
     if as_json:
         _emit(document)
         return
     typer.echo(str(document["answer"]))
+    if document.get("comparison"):
+        typer.echo("\n" + str(document["table_markdown"]))
     for note in document["notes"]:  # type: ignore[attr-defined]
         typer.echo(f"\nnote: {note}")
     label = "possibly related" if document["abstained"] else "sources"
@@ -245,10 +247,11 @@ def ask(
         typer.echo(f"  [{row['n']}] {row['title']}  ({row['paper_id']})" if "n" in row else f"  - {row['title']}  ({row['paper_id']})")
 
 
-def _ask_json(api: Any, question: str, history: object, where: dict[str, str]) -> dict[str, object]:
+def _ask_json(api: Any, question: str, history: object, where: dict[str, str], mode: str = "auto") -> dict[str, object]:
     from rag.conversation import turns_from_history
 
-    answer = api.ask(question, turns_from_history(history), where=where or None)
+    answer = api.ask(question, turns_from_history(history), where=where or None, mode=mode)
+    table = answer.comparison
     return {
         "question": answer.question,
         "answer": answer.text,
@@ -275,6 +278,10 @@ def _ask_json(api: Any, question: str, history: object, where: dict[str, str]) -
         "backend": answer.backend,
         "query": answer.query,
         "timings_ms": answer.timings_ms,
+        # mode "compare": the table (each cell an excerpt of that paper's abstract), and its exports.
+        "comparison": table.to_json() if table else None,
+        "table_markdown": table.to_markdown() if table else "",
+        "table_csv": table.to_csv() if table else "",
     }
 
 

@@ -60,6 +60,35 @@ def resolve(question: str, history: Sequence[Turn], named: Callable[[str], list[
     return Resolved(question)
 
 
+def referenced(question: str, history: Sequence[Turn]) -> tuple[str, ...]:
+    """Earlier papers a request points at: "[1] and [3]", "the first two", "them", "这两篇"."""
+    if not history:
+        return ()
+    last = history[-1]
+    picked = _numbered(question, last.source_ids)
+    if re.search(r"\bfirst (?:two|2)\b|前两", question):
+        picked = tuple(dict.fromkeys([*picked, *last.source_ids[:2]]))
+    if not picked and _PLURAL.search(question):
+        picked = tuple((last.cited_ids or last.source_ids)[:3])
+    return picked
+
+
+# Where a comparison request separates the things it compares.
+_SEPARATORS = re.compile(r"\s*(?:,|;|:|\band\b|\bwith\b|\bvs\.?|\bversus\b|\bor\b|\bfrom\b|\bto\b|和|与|跟|及|、|，)\s*", re.I)
+_REQUEST_WORDS = re.compile(
+    r"\b(?:compare|comparing|contrast|differences?|differ|between|how|do|does|what|which|are|is|the|their|approaches?|faster|better|"
+    r"more|less|papers?|paper's|s)\b|比较|对比|一下|有什么|区别|不同|哪个|更快|更好|[?？]",
+    re.I,
+)
+
+
+def comparison_parts(question: str) -> list[str]:
+    """The phrases of a comparison request that each describe one paper: "Contrast MICLIP with
+    the Circuit Insights paper" → ["MICLIP", "Circuit Insights"]."""
+    parts = [" ".join(_REQUEST_WORDS.sub(" ", part).split()) for part in _SEPARATORS.split(question)]
+    return [part for part in parts if len(part) >= 3]
+
+
 def resolve_as_followup(question: str, history: Sequence[Turn]) -> Resolved:
     """The question taken as being about the paper the last turn was mostly about."""
     last = history[-1]

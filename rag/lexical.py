@@ -211,7 +211,9 @@ class LexicalIndex:
     def papers_named(self, query: str) -> list[str]:
         """Papers that contain a rare coined name the query mentions, e.g. "what does SureLock lock?"."""
         found: list[str] = []
-        for token in sorted(query_names(query)):
+        lowered = query.lower()
+        # In the order the query mentions them: "compare SureLock and ReST-KV" lists SureLock first.
+        for token in sorted(query_names(query), key=lambda t: (lowered.find(t), t)):
             found.extend(p for p in self._names.get(token, ()) if p not in found)
         return found
 

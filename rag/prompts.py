@@ -30,6 +30,15 @@ ANSWER_USER = (
     "End every sentence with its source number, like [1]."
 )
 
+# Comparing: the same numbered sources (each paper's table cells as its evidence lines), asking
+# for what the papers share and where they differ, one claim per sentence so each can be checked.
+COMPARE_USER = (
+    "Sources:\n{sources}\n\n"
+    "Request: {question}\n"
+    "In {max_sentences} short sentences or fewer, in English, say what these papers have in common and how they differ, "
+    "using only the sources above. Each sentence is about one paper and ends with its source number, like [1]."
+)
+
 # With a capable backend: a follow-up rewritten as a standalone English search query.
 # English, because the embedding model and BM25 index only read English.
 CONDENSE_QUESTION = (
@@ -55,3 +64,8 @@ ABSTAIN = {
 ENGLISH_ONLY = "（当前的本地小模型无法可靠地用中文作答，以下用英文回答，每句均附引用。可在设置中接入更强的模型以获得中文回答。）"
 # A question about a specific paper whose abstract says nothing close to it.
 NOT_STATED = "The abstract of [{n}] does not say this directly; the closest it comes is:"
+# Compare needs two papers; say how to name them.
+COMPARE_NEEDS_TWO = (
+    "To compare, name two or more papers (\"compare SureLock and ReST-KV\"), refer to an earlier answer's sources "
+    "(\"compare [1] and [3]\"), or name a theme (\"how do the Gaussian Splatting papers differ?\"); this answers the question instead."
+)

@@ -6,6 +6,8 @@ stage can be read, tested and replaced on its own.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from dataclasses import dataclass, field
 
@@ -109,6 +111,38 @@ class Turn:
     query: str = ""  # what retrieval searched for (the question, or it folded into the earlier ones)
 
 
+NOT_STATED = "not stated in the abstract"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Papers side by side: each cell an excerpt of that paper's abstract, or NOT_STATED."""
+
+    aspects: tuple[str, ...]
+    # One row per paper: its source number, title, and one cell per aspect (an excerpt or NOT_STATED).
+    rows: tuple[tuple[int, str, tuple[str, ...]], ...]
+
+    def to_markdown(self) -> str:
+        def cell(text: str) -> str:
+            return text.replace("|", "\\|").replace("\n", " ")
+
+        lines = ["| paper | " + " | ".join(self.aspects) + " |", "|---" * (len(self.aspects) + 1) + "|"]
+        for n, title, cells in self.rows:
+            lines.append(f"| [{n}] {cell(title)} | " + " | ".join(cell(c if c == NOT_STATED else f"{c} [{n}]") for c in cells) + " |")
+        return "\n".join(lines)
+
+    def to_csv(self) -> str:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(["n", "paper", *self.aspects])
+        for n, title, cells in self.rows:
+            writer.writerow([n, title, *cells])
+        return buffer.getvalue()
+
+    def to_json(self) -> dict[str, object]:
+        return {"aspects": list(self.aspects), "rows": [{"n": n, "title": t, "cells": dict(zip(self.aspects, c, strict=True))} for n, t, c in self.rows]}
+
+
 @dataclass(frozen=True)
 class Answer:
     """What the user reads: every sentence of `text` cites a source it was checked against."""
@@ -128,6 +162,7 @@ class Answer:
     notes: tuple[str, ...] = ()
     query: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    comparison: Comparison | None = None  # mode "compare": the table the text discusses
 
     def cited(self) -> list[int]:
         return sorted({int(n) for group in re.findall(r"\[(\d+(?:\s*,\s*\d+)*)\]", self.text) for n in group.split(",")})

@@ -185,3 +185,14 @@ def test_ask_errors_say_what_to_do(tmp_path: Path) -> None:
     assert code == 1 and "empty" in result["error"]  # type: ignore[index]
     assert run("ask", "x", "--mode", "poem")[0] == 2
     assert run("ask")[0] == 2
+
+
+def test_ask_compare_prints_the_table_and_its_exports() -> None:
+    run("ingest", str(SEEDS))
+    code, result = run("ask", "Compare SureLock and ReST-KV", "--json")
+    assert code == 0 and result["mode"] == "compare"  # type: ignore[index]
+    rows = result["comparison"]["rows"]  # type: ignore[index]
+    assert [r["n"] for r in rows] == [1, 2] and "problem" in rows[0]["cells"]
+    assert result["table_markdown"].startswith("| paper |") and result["table_csv"].startswith("n,paper,")  # type: ignore[index]
+    code, text = run("ask", "Compare SureLock and ReST-KV", "--mode", "answer")
+    assert code == 0 and "| paper |" not in str(text)
