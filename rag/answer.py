@@ -33,6 +33,8 @@ from rag.records import NOT_STATED, Answer, Evidence, Hit, Source
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+    from rag.topics import Group
+
 # What small models put before an answer ("The answer is: ..."): not part of the claim.
 _PREAMBLE = re.compile(r"^(?:(?:the\s+)?answer(?:\s+to\s+(?:the|your)\s+question)?(?:\s+is)?\s*:|based on the sources,?)\s*", re.I)
 # A sentence ending on one of these was cut off mid-way (the model stopped, or copied half).
@@ -75,6 +77,7 @@ class AnswerEvent:
     sources: tuple[Source, ...] = ()
     text: str = ""  # "sentence": one verified sentence with its citation
     answer: Answer | None = None  # "final"
+    groups: tuple[Group, ...] = ()  # "final" of a summary: its sub-themes, for grouped display
 
 
 def answer_events(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import threading
 import time
+from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
@@ -23,12 +24,13 @@ if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
     from langchain_core.language_models import BaseChatModel
 
-    from rag.answer import AnswerEvent
+    from rag.answer import AnswerEvent, AnswerOptions
     from rag.chunking import TokenCounter
     from rag.evidence import SentenceVectors
     from rag.index import ChunkPlan
     from rag.retrieval import Fusion, Mode, SearchResult
     from rag.store import ChunkStore
+    from rag.topics import Group
 
 
 class _Default:
@@ -60,6 +62,8 @@ class Paperchat:
         self._store: ChunkStore | None = None
         # Caches of the corpus for search, dropped when the catalogue file changes.
         self._papers: dict[str, Paper] | None = None
+        self._topics: list[Group] | None = None
+        self._frequency: Counter[str] | None = None
         self._lexical_checked = False
         self._catalog_stamp: int | None = None
 
@@ -168,6 +172,8 @@ class Paperchat:
 
     def _forget_cached_corpus(self) -> None:
         self._papers = None
+        self._topics = None
+        self._frequency = None
         self._lexical_checked = False
 
     # -- operations ---------------------------------------------------------------------
@@ -263,6 +269,9 @@ class Paperchat:
             from rag import prompts
 
             notes.append(prompts.COMPARE_NEEDS_TWO)
+        if chosen == "summarize":
+            yield from self._summarize_events(question, where, options, started)
+            return
         resolved = resolve(question, history, self._lexical_for_search().papers_named)
         query = self._condense(question, history, resolved.query)
         named = self._lexical_for_search().papers_named(query)
@@ -299,6 +308,54 @@ class Paperchat:
             if event.answer is not None:
                 return event.answer
         raise AssertionError("answer_events always ends with a final answer")
+
+    def _summarize_events(self, question: str, where: Mapping[str, object] | None, options: AnswerOptions, started: float) -> Iterator[AnswerEvent]:
+        from rag.summarize import THEME_CANDIDATES, overview_events, summarize_events, theme_of
+
+        theme = theme_of(self._condense(question, (), question))
+        timings = {"retrieve": round((time.perf_counter() - started) * 1000, 1)}
+        if not theme:
+            papers = list(self._papers_by_id().values())
+            yield from overview_events(question, papers, self.topics(), options=options, started=started, timings_ms=timings)
+            return
+        hits = self.search(theme, THEME_CANDIDATES, where=where).hits
+        timings["retrieve"] = round((time.perf_counter() - started) * 1000, 1)
+        yield from summarize_events(
+            question,
+            theme,
+            hits,
+            paper_vectors=self.store().paper_vectors,
+            corpus=list(self._papers_by_id().values()),
+            document_frequency=self._document_frequency(),
+            chat=self.chat,
+            vectors=self.vectors,
+            options=options,
+            started=started,
+            timings_ms=timings,
+        )
+
+    def _document_frequency(self) -> Counter[str]:
+        """How many papers use each key term; computed once per catalogue version (5,358 papers: ~1 s)."""
+        from rag.evidence import key_terms
+
+        papers = self._papers_by_id()
+        with self._thread_lock:
+            if self._frequency is None:
+                self._frequency = Counter(t for p in papers.values() for t in key_terms(f"{p.title} {p.abstract}"))
+            return self._frequency
+
+    def topics(self) -> list[Group]:
+        """The whole corpus in topics. Recomputed on first use after the catalogue changes, not
+        kept up to date at ingest: reading every stored vector, k-means and labels take ~9 s for
+        5,358 papers (bench/summarize.py), once per catalogue version, against ~10 minutes of
+        embedding to ingest them."""
+        from rag.topics import MAX_OVERVIEW_GROUPS, group
+
+        papers = self._papers_by_id()
+        with self._thread_lock:
+            if self._topics is None:
+                self._topics = group(list(papers.values()), self.store().paper_vectors(None), MAX_OVERVIEW_GROUPS)
+            return self._topics
 
     def _papers_to_compare(self, question: str, history: Sequence[Turn], where: Mapping[str, object] | None) -> list[Hit]:
         """The papers a comparison request means, in its order: sources of an earlier answer it

@@ -101,7 +101,8 @@ def _stemmer() -> Any:
 
 
 def key_terms(text: str) -> set[str]:
-    words = [w.lower() for w in _WORD.findall(text)]
+    # "LLMs" and "LLM" are one term; Snowball leaves acronyms' plural "s" on.
+    words = [(w[:-1] if len(w) > 2 and w[:-1].isupper() and w.endswith("s") else w).lower() for w in _WORD.findall(text)]
     return set(_stemmer().stemWords([w for w in words if w not in STOPWORDS and len(w) > 2]))
 
 

@@ -39,6 +39,17 @@ COMPARE_USER = (
     "using only the sources above. Each sentence is about one paper and ends with its source number, like [1]."
 )
 
+# Summaries: the count first (a summary must say how many papers it covers), then the overview
+# paragraph a capable backend drafts from the papers' contribution sentences.
+SUMMARY_COUNT = "{count} papers in the corpus are about {theme}, in {groups} groups by their content:"
+OVERVIEW_COUNT = "The corpus holds {papers:,} papers; grouped by their content, its {groups} topics are (size, representative papers):"
+SUMMARY_USER = (
+    "Sources:\n{sources}\n\n"
+    "Request: {question}\n"
+    "In {max_sentences} short sentences or fewer, in English, say what these papers do, using only the sources above. "
+    "Each sentence ends with the numbers of the sources it comes from, like [1][3]."
+)
+
 # With a capable backend: a follow-up rewritten as a standalone English search query.
 # English, because the embedding model and BM25 index only read English.
 CONDENSE_QUESTION = (

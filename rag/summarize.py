@@ -1,0 +1,149 @@
+"""Summaries: every paper of the corpus about a theme (not a fixed top k), counted, grouped into
+sub-themes, one cited line per paper in its own words; and the overview of a whole corpus.
+
+Like a comparison table, the lines are the abstracts' own contribution sentences, so the summary
+is true by construction; a capable backend adds an overview paragraph on top, verified sentence
+by sentence like an answer (rag/answer.py).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import closing
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from rag import prompts
+from rag.answer import AnswerEvent, AnswerOptions, Verifier, _draft_messages, _ms, _stream_sentences, cite
+from rag.evidence import SentenceVectors, grounding, key_terms, language_of
+from rag.records import Answer, Hit, Paper, Source
+from rag.topics import REPRESENTATIVES, Group, contribution_sentence, group
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+# Candidates a theme is gathered from before the grounding cut: more than any theme in the ICLR
+# dev set has (48 gold papers), and the cut, not this number, decides what is in.
+THEME_CANDIDATES = 150
+
+# The words that make a request a summary request; what is left is the theme.
+_REQUEST = re.compile(
+    r"\b(?:please|can|could|you|give|me|summari[sz]e|summary|summaries|overview|survey|digest|tl;?dr|trends?|main|what|does|do|did|"
+    r"the|these|this|that|corpus|collection|conference|papers?|abstracts?|say|says|said|about|on|of|in|here|all|every|everything|"
+    r"works?|short|a|an|now|overall|is|are|there|set|list|find|written)\b|总结|概述|综述|概括|整理|一下|关于|的|论文|这些|所有|相关|研究|工作|要点|帮我|请|和|有|[?？,.!:;。，]",
+    re.I,
+)
+_WHOLE_CORPUS = re.compile(
+    r"\b(?:topics|themes|areas)\b.*\b(?:corpus|collection|conference|cover|covers)\b|\bwhole (?:corpus|collection)\b|涵盖|哪些主题|什么主题|整个", re.I
+)
+
+
+def theme_of(question: str) -> str:
+    """What a summary request is about ("" for the whole corpus)."""
+    if _WHOLE_CORPUS.search(question):
+        return ""
+    return " ".join(_REQUEST.sub(" ", question).split())
+
+
+# A theme's core terms are those of its key terms that at most this share of the corpus uses
+# ("splat" in "3D Gaussian Splatting", not "3d"); a paper in the summary must use one of them.
+CORE_TERM_MAX_SHARE = 0.05
+
+
+def core_terms(theme: str, document_frequency: Mapping[str, int], papers: int) -> set[str]:
+    terms = {t for t in key_terms(theme) if document_frequency.get(t, 0) > 0}
+    core = {t for t in terms if document_frequency[t] <= CORE_TERM_MAX_SHARE * papers}
+    # No rare term ("papers about learning"): the two least common stand in.
+    return core or set(sorted(terms, key=lambda t: document_frequency[t])[:2])
+
+
+def _terms_of(paper: Paper) -> set[str]:
+    return key_terms(f"{paper.title} {paper.abstract}")
+
+
+def summarize_events(
+    question: str,
+    theme: str,
+    hits: Sequence[Hit],
+    *,
+    paper_vectors: Callable[[Sequence[str]], Mapping[str, Sequence[float]]],
+    corpus: Sequence[Paper],
+    document_frequency: Mapping[str, int],
+    chat: BaseChatModel | None,
+    vectors: SentenceVectors,
+    options: AnswerOptions,
+    started: float,
+    timings_ms: dict[str, float],
+) -> Iterator[AnswerEvent]:
+    timings = dict(timings_ms)
+    language = language_of(question)
+    core = core_terms(theme, document_frequency, len(corpus))
+    relevant = [h for h in hits if grounding(theme, h) >= options.min_grounding and (not core or core & _terms_of(h.paper))]
+    base = Answer(question=question, text="", mode="summarize", backend=options.backend, language=language, query=theme)
+    if not relevant:
+        timings["total"] = _ms(started)
+        text = prompts.ABSTAIN[language].format(papers=f"{options.corpus_papers:,}")
+        yield AnswerEvent("final", answer=replace(base, text=text, abstained=True, related=tuple(hits[:3]), timings_ms=timings))
+        return
+    mark = time.perf_counter()
+    by_id = {h.paper.paper_id: h for h in relevant}
+    groups = group([h.paper for h in relevant], paper_vectors(list(by_id)), background=corpus)
+    timings["group"] = _ms(mark)
+    sources: list[Source] = []
+    lines = [prompts.SUMMARY_COUNT.format(count=len(relevant), theme=theme, groups=len(groups))]
+    for g in groups:
+        lines.append(f"\n**{g.label}** ({g.size} {'paper' if g.size == 1 else 'papers'})")
+        for paper_id in g.paper_ids:
+            n = len(sources) + 1
+            sentence = contribution_sentence(by_id[paper_id].paper)
+            sources.append(Source(n, by_id[paper_id].paper, by_id[paper_id].relevance, (sentence,)))
+            lines.append(f"- {cite(sentence, [n])}")
+    timings["first_visible"] = _ms(started)
+    yield AnswerEvent("sources", sources=tuple(sources))
+    overview, dropped = _overview_paragraph(question, sources, chat, vectors, options) if options.capable and chat is not None else ([], [])
+    notes = [prompts.ENGLISH_ONLY] if language == "zh" else []
+    timings["total"] = _ms(started)
+    text = (" ".join(overview) + "\n\n" if overview else "") + "\n".join(lines)
+    answer = replace(base, text=text, sources=tuple(sources), dropped=tuple(dropped), notes=tuple(notes), timings_ms=timings)
+    yield AnswerEvent("final", answer=answer, groups=tuple(groups))
+
+
+def overview_events(
+    question: str, papers: Sequence[Paper], groups: Sequence[Group], *, options: AnswerOptions, started: float, timings_ms: dict[str, float]
+) -> Iterator[AnswerEvent]:
+    """The whole corpus in topics: sizes, labels, representative papers (closest to each centre)."""
+    by_id = {p.paper_id: p for p in papers}
+    sources: list[Source] = []
+    lines = [prompts.OVERVIEW_COUNT.format(papers=len(papers), groups=len(groups))]
+    for g in groups:
+        shown = []
+        for paper_id in g.paper_ids[:REPRESENTATIVES]:
+            n = len(sources) + 1
+            sources.append(Source(n, by_id[paper_id], 1.0, (contribution_sentence(by_id[paper_id]),)))
+            shown.append(f"[{n}] {by_id[paper_id].title}")
+        lines.append(f"- **{g.label}** ({g.size} {'paper' if g.size == 1 else 'papers'}): " + "; ".join(shown))
+    timings = {**timings_ms, "first_visible": _ms(started), "total": _ms(started)}
+    yield AnswerEvent("sources", sources=tuple(sources))
+    text = "\n".join(lines)
+    answer = Answer(question, text, "summarize", sources=tuple(sources), backend=options.backend, language=language_of(question), timings_ms=timings)
+    yield AnswerEvent("final", answer=answer, groups=tuple(groups))
+
+
+def _overview_paragraph(
+    question: str, sources: Sequence[Source], chat: BaseChatModel, vectors: SentenceVectors, options: AnswerOptions
+) -> tuple[list[str], list[tuple[str, str]]]:
+    verifier = Verifier(sources, vectors)
+    kept: list[str] = []
+    try:
+        with closing(_stream_sentences(chat, _draft_messages(question, sources[:12], options, prompts.SUMMARY_USER))) as drafted:
+            for sentence in drafted:
+                if checked := verifier.check(sentence):
+                    kept.append(checked)
+                if len(kept) >= options.max_sentences:
+                    break
+    except Exception:  # the grouped lines stand on their own
+        return [], verifier.dropped
+    return kept, verifier.dropped
+
