@@ -347,8 +347,8 @@ class Paperchat:
     def topics(self) -> list[Group]:
         """The whole corpus in topics. Recomputed on first use after the catalogue changes, not
         kept up to date at ingest: reading every stored vector, k-means and labels take ~9 s for
-        5,358 papers (bench/summarize.py), once per catalogue version, against ~10 minutes of
-        embedding to ingest them."""
+        5,358 papers and ~21 s for 21,470 (bench/RESULTS.md), once per catalogue version, against
+        ~10 minutes and ~1 hour of embedding to ingest them."""
         from rag.topics import MAX_OVERVIEW_GROUPS, group
 
         papers = self._papers_by_id()
