@@ -145,6 +145,9 @@ def answer_events(
         timings["draft"] = _ms(mark)
     extractive = not kept
     text = " ".join(kept) if kept else extractive_answer(evidence, sources, options.max_sentences, pinned)
+    if not kept and pinned and len(sources) == 1 and evidence and evidence[0].score < NOT_STATED_BELOW:
+        # Said beside the answer, not in it: the answer's text holds only checked, cited sentences.
+        notes.append(prompts.NOT_STATED.format(n=evidence[0].n))
     if chat is not None and extractive and not failed:
         notes.append("No sentence of the model's draft was supported by the sources; this answer is built from the abstracts' own sentences.")
 
@@ -323,8 +326,7 @@ def extractive_answer(evidence: Sequence[Evidence], sources: Sequence[Source], m
                 picked.append(item)
         elif item.score >= best.score - EXTRACTIVE_MARGIN and all(p.n != item.n for p in picked):
             picked.append(item)
-    lead = prompts.NOT_STATED.format(n=best.n) + " " if pinned and len(sources) == 1 and best.score < NOT_STATED_BELOW else ""
-    return lead + " ".join(cite(item.sentence, [item.n]) for item in picked)
+    return " ".join(cite(item.sentence, [item.n]) for item in picked)
 
 
 def translate(chat: BaseChatModel, text: str) -> str | None:
@@ -333,9 +335,10 @@ def translate(chat: BaseChatModel, text: str) -> str | None:
         translated = str(chat.invoke(prompts.TRANSLATE_ANSWER.format(answer=text)).content).strip()
     except Exception:  # an English answer is better than none
         return None
-    if sorted(citations(translated)) != sorted(citations(text)) or not numbers(text) <= numbers(translated) or language_of(translated) != "zh":
+    # Same citations, same numbers, same names, both ways: a translation may add nothing.
+    if sorted(citations(translated)) != sorted(citations(text)) or numbers(text) != numbers(translated) or language_of(translated) != "zh":
         return None
-    if not {n for n in names(text)} <= {n for n in names(translated)}:
+    if names(text) != names(translated):
         return None
     return translated
 

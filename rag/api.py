@@ -33,6 +33,13 @@ if TYPE_CHECKING:
     from rag.topics import Group
 
 
+def _names_something(question: str) -> bool:
+    """A capitalised word after the first, or a number: "What is the capital of France?" is a
+    new subject, not a follow-up, even in a conversation ("What turned out to be the bottleneck?" is)."""
+    words = question.split()
+    return any(w[:1].isupper() for w in words[1:]) or any(c.isdigit() for c in question)
+
+
 class _Default:
     """Marks an argument not given (None is a value: the evidence-only backend)."""
 
@@ -276,7 +283,7 @@ class Paperchat:
         query = self._condense(question, history, resolved.query)
         named = self._lexical_for_search().papers_named(query)
         hits = self.search(query, self.settings.answer_sources, where=where, paper_ids=resolved.pinned or None).hits
-        if history and not resolved.pinned and not self._grounded(query, hits):
+        if history and not resolved.pinned and not _names_something(question) and not self._grounded(query, hits):
             # In a conversation, a question that is about nothing in the corpus on its own
             # ("What turned out to be the bottleneck?") is about what the last turn was about.
             resolved = resolve_as_followup(question, history)
@@ -339,10 +346,11 @@ class Paperchat:
         from rag.evidence import key_terms
 
         papers = self._papers_by_id()
-        with self._thread_lock:
-            if self._frequency is None:
-                self._frequency = Counter(t for p in papers.values() for t in key_terms(f"{p.title} {p.abstract}"))
-            return self._frequency
+        frequency = self._frequency
+        if frequency is None:
+            frequency = Counter(t for p in papers.values() for t in key_terms(f"{p.title} {p.abstract}"))
+            self._frequency = frequency
+        return frequency
 
     def topics(self) -> list[Group]:
         """The whole corpus in topics. Recomputed on first use after the catalogue changes, not
@@ -352,10 +360,12 @@ class Paperchat:
         from rag.topics import MAX_OVERVIEW_GROUPS, group
 
         papers = self._papers_by_id()
-        with self._thread_lock:
-            if self._topics is None:
-                self._topics = group(list(papers.values()), self.store().paper_vectors(None), MAX_OVERVIEW_GROUPS)
-            return self._topics
+        topics = self._topics
+        if topics is None:
+            # Computed outside the lock (seconds at 20,000 papers): searches go on meanwhile.
+            topics = group(list(papers.values()), self.store().paper_vectors(None), MAX_OVERVIEW_GROUPS)
+            self._topics = topics
+        return topics
 
     def _papers_to_compare(self, question: str, history: Sequence[Turn], where: Mapping[str, object] | None) -> list[Hit]:
         """The papers a comparison request means, in its order: sources of an earlier answer it

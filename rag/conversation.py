@@ -122,8 +122,11 @@ def turns_from_history(history: object) -> list[Turn]:
         result = item.get("result") or {}
         if not isinstance(result, dict):
             raise PaperchatError(f'Turn {number} of the history: "result" must be the JSON object `paperchat ask --json` printed.')
-        sources = [s for s in result.get("sources") or [] if isinstance(s, dict) and isinstance(s.get("paper_id"), str)]
-        by_n = {s.get("n"): s["paper_id"] for s in sources}
+        listed = result.get("sources") or []
+        if not isinstance(listed, list):
+            raise PaperchatError(f'Turn {number} of the history: "sources" must be the list `paperchat ask --json` printed.')
+        sources = [s for s in listed if isinstance(s, dict) and isinstance(s.get("paper_id"), str)]
+        by_n = {s["n"]: s["paper_id"] for s in sources if isinstance(s.get("n"), int)}
         answer = result.get("answer")
         answer = answer if isinstance(answer, str) else ""
         cited = [by_n[n] for n in _cited_numbers(answer) if n in by_n]

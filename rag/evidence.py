@@ -11,6 +11,7 @@ invents and what a reader takes on trust.
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,6 +72,14 @@ STOPWORDS = frozenset(
     where which while who whom why will with would you your yours yourself yourselves via using use used uses based paper papers work
     propose proposed proposes present presents show shows shown new approach method methods model models novel results result study
     introduce introduces introduced however thus therefore often many well within without across toward towards one two three may might""".split()
+)
+
+
+_PLAIN_WORD = re.compile(r"[a-z']+")
+_GUARDED_WORDS = frozenset(
+    """not never no cannot can't don't doesn't isn't aren't won't fails fail neither nor without worse worst increases increase
+    decreases decrease half twice double triple one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty
+    sixty seventy eighty ninety hundred thousand million billion percent""".split()
 )
 
 
@@ -141,8 +150,10 @@ def grounding(question: str, hit: Hit) -> float:
 
 
 def sentences_of(paper: Paper) -> list[str]:
-    """The abstract's sentences that can serve as evidence (instructions planted in a record excluded)."""
-    return [s for s in split_sentences(paper.abstract) if not is_instruction(s)]
+    """The abstract's sentences that can serve as evidence (instructions planted in a record
+    excluded), without the abstract's own reference markers ("prior work [12]"): in an answer,
+    every [n] must name one of its sources."""
+    return [strip_citations(s) for s in split_sentences(paper.abstract) if not is_instruction(s) and strip_citations(s)]
 
 
 class SentenceVectors:
@@ -153,18 +164,24 @@ class SentenceVectors:
         self.embeddings = embeddings
         self.capacity = capacity
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        if missing:
-            for text, vector in zip(missing, self.embeddings.embed_documents(missing), strict=True):
+        if not texts:
+            return np.zeros((0, 1), dtype=np.float32)
+        with self._lock:  # shared by the app's threads
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            computed = dict(zip(missing, self.embeddings.embed_documents(missing), strict=True)) if missing else {}
+            for text, vector in computed.items():
                 array = np.asarray(vector, dtype=np.float32)
                 self._cache[text] = array / (np.linalg.norm(array) or 1.0)
+            rows = [self._cache[t] for t in texts]
+            for text in texts:
+                self._cache.move_to_end(text)
+            # Evict only after this call's rows are taken: a full cache must not drop what it is returning.
             while len(self._cache) > self.capacity:
                 self._cache.popitem(last=False)
-        for text in texts:
-            self._cache.move_to_end(text)
-        return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 1), dtype=np.float32)
+        return np.stack(rows)
 
 
 def select(question: str, hits: Sequence[Hit], vectors: SentenceVectors, per_source: int = EVIDENCE_PER_SOURCE) -> tuple[list[Source], list[Evidence]]:
@@ -226,4 +243,8 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors) -> Su
     text_numbers = numbers(text)
     lowered = text.lower()
     missing = sorted(n for n in numbers(claim) if n not in text_numbers) + sorted(n for n in names(claim) if n not in lowered)
+    # A negation or a spelled-out quantity turns a copied sentence into its opposite or into a
+    # new number ("SureLock never reduces ...", "... by ninety percent"): it must be in the source.
+    source_words = set(_PLAIN_WORD.findall(lowered))
+    missing += sorted(w for w in set(_PLAIN_WORD.findall(claim.lower())) & _GUARDED_WORDS if w not in source_words)
     return Support(round(score, 4), tuple(missing), round(overlap, 4))

@@ -74,7 +74,7 @@ ABSTAIN = {
 # The local default model cannot write Chinese; say so rather than answer in broken Chinese.
 ENGLISH_ONLY = "（当前的本地小模型无法可靠地用中文作答，以下用英文回答，每句均附引用。可在设置中接入更强的模型以获得中文回答。）"
 # A question about a specific paper whose abstract says nothing close to it.
-NOT_STATED = "The abstract of [{n}] does not say this directly; the closest it comes is:"
+NOT_STATED = "The abstract of [{n}] does not say this directly; the answer gives its closest sentences."
 # Compare needs two papers; say how to name them.
 COMPARE_NEEDS_TWO = (
     "To compare, name two or more papers (\"compare SureLock and ReST-KV\"), refer to an earlier answer's sources "

@@ -92,7 +92,10 @@ def summarize_events(
     groups = group([h.paper for h in relevant], paper_vectors(list(by_id)), background=corpus)
     timings["group"] = _ms(mark)
     sources: list[Source] = []
-    lines = [prompts.SUMMARY_COUNT.format(count=len(relevant), theme=theme, groups=len(groups))]
+    grouped = sum(g.size for g in groups)
+    # Gathering stops at THEME_CANDIDATES; a theme that fills them has more papers than counted.
+    count = f"At least {grouped}" if len(hits) >= THEME_CANDIDATES and grouped >= len(relevant) == len(hits) else str(grouped)
+    lines = [prompts.SUMMARY_COUNT.format(count=count, theme=theme, groups=len(groups))]
     for g in groups:
         lines.append(f"\n**{g.label}** ({g.size} {'paper' if g.size == 1 else 'papers'})")
         for paper_id in g.paper_ids:

@@ -49,7 +49,8 @@ def contribution_sentence(paper: Paper) -> str:
     for sentence in sentences:
         if CONTRIBUTION.search(sentence):
             return sentence
-    return sentences[0] if sentences else paper.abstract[:300]
+    # No usable sentence (all of it instructions to an assistant, say): the title, never the raw text.
+    return sentences[0] if sentences else paper.title
 
 
 def group(papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], max_groups: int = MAX_GROUPS, background: Sequence[Paper] = ()) -> list[Group]:

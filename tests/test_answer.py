@@ -260,3 +260,61 @@ def test_a_chinese_question_with_a_capable_backend_gets_a_checked_translation(co
     # A translation that loses the citation or a number is not shown; the English answer is.
     _, answer = ask(corpus, "SureLock 能减少多少计算？", rewrite, draft, "SureLock 减少了很多计算。", capable=True)
     assert answer.text.startswith("SureLock reduces") and prompts.ENGLISH_ONLY in answer.notes
+
+
+# -- found by review -----------------------------------------------------------------------
+
+
+def test_an_abstracts_own_reference_markers_never_reach_the_answer(tmp_path: Path) -> None:
+    extra = write_jsonl(
+        tmp_path / "refs.jsonl",
+        [
+            {
+                "title": "ZipKV: compressing the KV cache",
+                "abstract": "Prior work [12] compresses the KV cache of transformers. "
+                "We propose ZipKV, which compresses the KV cache [3, 4] by quantising keys.",
+            }
+        ],
+    )
+    api = make(tmp_path / "data", None)
+    api.ingest([extra])
+    answer = api.ask("How does ZipKV compress the KV cache?")
+    assert answer.cited() == [1] and "[12]" not in answer.text and "[3, 4]" not in answer.text
+
+
+def test_a_negated_or_respelled_copy_of_a_true_sentence_is_dropped(corpus: Path) -> None:
+    never = SURELOCK_FLOPS.replace("reduces", "never reduces")
+    ninety = "SureLock reduces algorithmic FLOPs by ninety percent relative to the same sampler without locking"
+    api, answer = ask(corpus, "What does SureLock do?", f"{never} [1]. {ninety} [1].")
+    assert "never" not in answer.text and "ninety" not in answer.text
+    assert_verified(api, answer)
+
+
+def test_a_translation_that_adds_a_number_or_a_name_is_not_shown(corpus: Path) -> None:
+    draft = SURELOCK_FLOPS + " [1]."
+    added = "在相同采样器下，SureLock 将算法 FLOPs 减少 30--50% [1]。它快 99 倍，由 GPT-5 验证。"
+    _, answer = ask(corpus, "SureLock 能减少多少计算？", "How much computation does SureLock save?", draft, added, capable=True)
+    assert "99" not in answer.text and "GPT-5" not in answer.text and prompts.ENGLISH_ONLY in answer.notes
+
+
+def test_the_sentence_cache_survives_being_full() -> None:
+    from rag.evidence import SentenceVectors
+
+    vectors = SentenceVectors(HashingEmbeddings(), capacity=3)
+    for texts in (["a"], ["b"], ["c"], ["a", "d"], ["e", "f", "g", "h"]):
+        assert vectors(texts).shape[0] == len(texts)
+
+
+def test_a_history_with_malformed_sources_is_a_user_error() -> None:
+    for result in ({"sources": 5}, {"sources": "x"}):
+        with pytest.raises(PaperchatError, match="sources"):
+            turns_from_history([{"q": "x", "result": result}])
+    (turn,) = turns_from_history([{"q": "x", "result": {"sources": [{"n": [1], "paper_id": "a"}], "answer": "[1]"}}])
+    assert turn.source_ids == ("a",) and turn.cited_ids == ()
+
+
+def test_a_new_subject_in_a_conversation_is_not_taken_as_a_follow_up() -> None:
+    from rag.api import _names_something
+
+    assert _names_something("What is the capital of France?") and _names_something("Who won in 2018?")
+    assert not _names_something("What turned out to be the bottleneck?")
