@@ -277,7 +277,7 @@ class Paperchat:
 
             notes.append(prompts.COMPARE_NEEDS_TWO)
         if chosen == "summarize":
-            yield from self._summarize_events(question, where, options, started)
+            yield from self._summarize_events(question, history, where, options, started)
             return
         resolved = resolve(question, history, self._lexical_for_search().papers_named)
         query = self._condense(question, history, resolved.query)
@@ -316,11 +316,33 @@ class Paperchat:
                 return event.answer
         raise AssertionError("answer_events always ends with a final answer")
 
-    def _summarize_events(self, question: str, where: Mapping[str, object] | None, options: AnswerOptions, started: float) -> Iterator[AnswerEvent]:
+    def _summarize_events(
+        self, question: str, history: Sequence[Turn], where: Mapping[str, object] | None, options: AnswerOptions, started: float
+    ) -> Iterator[AnswerEvent]:
+        from rag.conversation import referenced
         from rag.summarize import THEME_CANDIDATES, overview_events, summarize_events, theme_of
 
-        theme = theme_of(self._condense(question, (), question))
         timings = {"retrieve": round((time.perf_counter() - started) * 1000, 1)}
+        papers_by_id = self._papers_by_id()
+        pinned = [papers_by_id[p] for p in referenced(question, history) if p in papers_by_id]
+        if pinned:
+            # "Summarize them", "summarise [1] and [3]": the papers of the earlier answer, not a search.
+            yield from summarize_events(
+                question,
+                history[-1].query or history[-1].question,
+                [Hit(p, 1.0, relevance=1.0) for p in pinned],
+                paper_vectors=self.store().paper_vectors,
+                corpus=list(papers_by_id.values()),
+                document_frequency=self._document_frequency(),
+                chat=self.chat,
+                vectors=self.vectors,
+                options=options,
+                started=started,
+                timings_ms=timings,
+                pinned=True,
+            )
+            return
+        theme = theme_of(self._condense(question, (), question))
         if not theme:
             papers = list(self._papers_by_id().values())
             yield from overview_events(question, papers, self.topics(), options=options, started=started, timings_ms=timings)

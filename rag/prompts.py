@@ -42,6 +42,7 @@ COMPARE_USER = (
 # Summaries: the count first (a summary must say how many papers it covers), then the overview
 # paragraph a capable backend drafts from the papers' contribution sentences.
 SUMMARY_COUNT = "{count} papers in the corpus are about {theme}, in {groups} groups by their content:"
+SUMMARY_PINNED = "The {count} papers you referred to, in {groups} groups by their content:"
 OVERVIEW_COUNT = "The corpus holds {papers:,} papers; grouped by their content, its {groups} topics are (size, representative papers):"
 SUMMARY_USER = (
     "Sources:\n{sources}\n\n"

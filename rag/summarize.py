@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from rag import prompts
 from rag.answer import AnswerEvent, AnswerOptions, Verifier, _draft_messages, _ms, _stream_sentences, cite
-from rag.evidence import SentenceVectors, grounding, key_terms, language_of
+from rag.evidence import SentenceVectors, grounding, key_terms, language_of, strip_citations
 from rag.records import Answer, Hit, Paper, Source
 from rag.topics import REPRESENTATIVES, Group, contribution_sentence, group
 
@@ -44,7 +44,7 @@ def theme_of(question: str) -> str:
     """What a summary request is about ("" for the whole corpus)."""
     if _WHOLE_CORPUS.search(question):
         return ""
-    return " ".join(_REQUEST.sub(" ", question).split())
+    return " ".join(_REQUEST.sub(" ", strip_citations(question)).split())
 
 
 # A theme's core terms are those of its key terms that at most this share of the corpus uses
@@ -76,11 +76,13 @@ def summarize_events(
     options: AnswerOptions,
     started: float,
     timings_ms: dict[str, float],
+    pinned: bool = False,
 ) -> Iterator[AnswerEvent]:
+    """`pinned`: `hits` are the papers the request refers to ("summarize them"), all of them in."""
     timings = dict(timings_ms)
     language = language_of(question)
     core = core_terms(theme, document_frequency, len(corpus))
-    relevant = [h for h in hits if grounding(theme, h) >= options.min_grounding and (not core or core & _terms_of(h.paper))]
+    relevant = list(hits) if pinned else [h for h in hits if grounding(theme, h) >= options.min_grounding and (not core or core & _terms_of(h.paper))]
     base = Answer(question=question, text="", mode="summarize", backend=options.backend, language=language, query=theme)
     if not relevant:
         timings["total"] = _ms(started)
@@ -95,7 +97,7 @@ def summarize_events(
     grouped = sum(g.size for g in groups)
     # Gathering stops at THEME_CANDIDATES; a theme that fills them has more papers than counted.
     count = f"At least {grouped}" if len(hits) >= THEME_CANDIDATES and grouped >= len(relevant) == len(hits) else str(grouped)
-    lines = [prompts.SUMMARY_COUNT.format(count=count, theme=theme, groups=len(groups))]
+    lines = [(prompts.SUMMARY_PINNED if pinned else prompts.SUMMARY_COUNT).format(count=count, theme=theme, groups=len(groups))]
     for g in groups:
         lines.append(f"\n**{g.label}** ({g.size} {'paper' if g.size == 1 else 'papers'})")
         for paper_id in g.paper_ids:

@@ -61,3 +61,17 @@ def test_contribution_sentence_and_grouping() -> None:
     assert sorted(g.size for g in groups) == [4, 4]
     assert {"graphs", "images"} == {g.label.split(", ")[0] for g in groups}
     assert all(_sentences(contribution_sentence(p)) for p in papers)
+
+
+def test_summarize_them_summarizes_the_papers_of_the_previous_answer(corpus: Path) -> None:  # noqa: F811
+    from rag.records import Turn
+
+    api = make(corpus, None)
+    ids = tuple(p.paper_id for p in api.papers()[:3])
+    history = [Turn("papers on efficient inference", ids, ids, "efficient inference")]
+    answer = api.ask("Summarize them", history)
+    assert answer.mode == "summarize" and answer.text.startswith("The 3 papers you referred to")
+    assert {s.paper.paper_id for s in answer.sources} == set(ids)
+    answer = api.ask("summarise [1] and [3]", history)
+    assert {s.paper.paper_id for s in answer.sources} == {ids[0], ids[2]}
+    assert theme_of("Summarize papers similar to [2] on graphs") == "similar to graphs"
