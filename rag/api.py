@@ -327,40 +327,28 @@ class Paperchat:
         pinned = [papers_by_id[p] for p in referenced(question, history) if p in papers_by_id]
         if pinned:
             # "Summarize them", "summarise [1] and [3]": the papers of the earlier answer, not a search.
-            yield from summarize_events(
-                question,
-                history[-1].query or history[-1].question,
-                [Hit(p, 1.0, relevance=1.0) for p in pinned],
-                paper_vectors=self.store().paper_vectors,
-                corpus=list(papers_by_id.values()),
-                document_frequency=self._document_frequency(),
-                chat=self.chat,
-                vectors=self.vectors,
-                options=options,
-                started=started,
-                timings_ms=timings,
-                pinned=True,
-            )
-            return
-        theme = theme_of(self._condense(question, (), question))
-        if not theme:
-            papers = list(self._papers_by_id().values())
-            yield from overview_events(question, papers, self.topics(), options=options, started=started, timings_ms=timings)
-            return
-        hits = self.search(theme, THEME_CANDIDATES, where=where).hits
-        timings["retrieve"] = round((time.perf_counter() - started) * 1000, 1)
+            theme = history[-1].query or history[-1].question
+            hits = [Hit(p, 1.0, relevance=1.0) for p in pinned]
+        else:
+            theme = theme_of(self._condense(question, (), question))
+            if not theme:
+                yield from overview_events(question, list(papers_by_id.values()), self.topics(), options=options, started=started, timings_ms=timings)
+                return
+            hits = self.search(theme, THEME_CANDIDATES, where=where).hits
+            timings["retrieve"] = round((time.perf_counter() - started) * 1000, 1)
         yield from summarize_events(
             question,
             theme,
             hits,
             paper_vectors=self.store().paper_vectors,
-            corpus=list(self._papers_by_id().values()),
+            corpus=list(papers_by_id.values()),
             document_frequency=self._document_frequency(),
             chat=self.chat,
             vectors=self.vectors,
             options=options,
             started=started,
             timings_ms=timings,
+            pinned=bool(pinned),
         )
 
     def _document_frequency(self) -> Counter[str]:

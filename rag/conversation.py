@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.errors import PaperchatError
+from rag.evidence import citations
 from rag.records import Turn
 
 _ORDINALS = {
@@ -129,7 +130,7 @@ def turns_from_history(history: object) -> list[Turn]:
         by_n = {s["n"]: s["paper_id"] for s in sources if isinstance(s.get("n"), int)}
         answer = result.get("answer")
         answer = answer if isinstance(answer, str) else ""
-        cited = [by_n[n] for n in _cited_numbers(answer) if n in by_n]
+        cited = [by_n[n] for n in citations(answer) if n in by_n]
         turns.append(
             Turn(
                 question=item["q"],
@@ -139,7 +140,3 @@ def turns_from_history(history: object) -> list[Turn]:
             )
         )
     return turns
-
-
-def _cited_numbers(text: str) -> list[int]:
-    return [int(n) for group in re.findall(r"\[(\d+(?:\s*,\s*\d+)*)\]", text) for n in group.split(",")]
