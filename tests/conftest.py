@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -66,13 +67,21 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(name: str, command: list[str], folder: Path, ready: Callable[[], object], env: dict[str, str] | None = None) -> Iterator[None]:
+def running(
+    name: str,
+    command: list[str],
+    folder: Path,
+    ready: Callable[[], object],
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    cwd: Path | None = None,
+) -> Iterator[None]:
     """A server process for the test session: started, waited for until `ready()` stops
-    raising (60 s at most), stopped at the end. Its log stays in `folder` for a failing run."""
+    raising (`timeout` seconds at most), stopped at the end. Its log stays in `folder` for a failing run."""
     log = open(folder / "server.log", "w")  # noqa: SIM115 - must outlive this block: the server writes to it
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + timeout
         while True:
             try:
                 ready()
@@ -128,4 +137,83 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     request = urllib.request.Request(f"{url}/v1/models", headers={"Authorization": f"Bearer {OPENAI_TEST_KEY}"})
     command = [sys.executable, "-m", "llama_cpp.server", *args]
     with running("python -m llama_cpp.server", command, folder, lambda: urllib.request.urlopen(request, timeout=2).close(), env):
+        yield url
+
+
+# --- Real-browser tests: Debian's Chromium driven by Playwright, against `paperchat serve` ---
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Playwright's own browser download (`playwright install`) fails on these machines, so the tests
+# launch Debian's Chromium. As root these flags run it headless without a sandbox; the
+# background-networking ones stop it calling Google's hosts, which this closed network refuses.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Where browser tests leave screenshots and page logs; git-ignored, kept after the run (CI too).
+ARTIFACTS = ROOT / "test-artifacts"
+# Loading the embedding model and the bundled language model before Gradio listens takes
+# well over running()'s default minute on 2 busy cores.
+SERVE_TIMEOUT = 180
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """A Playwright Browser (headless Debian Chromium) for the session; each test opens its own
+    context. Skips when /usr/bin/chromium is missing."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing (Debian's chromium): `make test` installs it as root; else `sudo apt-get install --no-install-recommends chromium`")
+    from playwright.sync_api import sync_playwright
+
+    # launch() makes a fresh, empty user-data dir for each browser and removes it on close.
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+@pytest.fixture(scope="session")
+def served_seeds_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`paperchat serve` on loopback for the session, over a fresh data dir into which the seeds
+    were ingested with the real embedding model; answers drafted by the local backend (bundled
+    SmolLM2). Yields the app's base URL. Tests using it must be marked `integration`."""
+    import urllib.request
+
+    folder = tmp_path_factory.mktemp("served-seeds-app")
+    paperchat = str(Path(sys.executable).with_name("paperchat"))
+    # Only these settings: a developer's PAPERCHAT_* variables (or .env, hence cwd=folder) must
+    # not point the app at their own index or model server.
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PAPERCHAT_")}
+    env |= {
+        "PAPERCHAT_DATA_DIR": str(folder / "data"),
+        "PAPERCHAT_LLM_BACKEND": "local",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "GRADIO_ANALYTICS_ENABLED": "False",
+    }
+    ingest = subprocess.run([paperchat, "ingest", str(SEEDS)], env=env, cwd=folder, capture_output=True, text=True, timeout=600)
+    assert ingest.returncode == 0, f"paperchat ingest seeds failed ({ingest.returncode}):\n{ingest.stdout}\n{ingest.stderr}"
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+
+    def ready() -> None:
+        with urllib.request.urlopen(url + "/", timeout=2) as response:
+            if response.status != 200:
+                raise OSError(f"GET / answered {response.status}")
+
+    command = [paperchat, "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with running("paperchat serve", command, folder, ready, env, timeout=SERVE_TIMEOUT, cwd=folder):
         yield url
