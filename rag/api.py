@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from rag.index import ChunkPlan
     from rag.retrieval import Fusion, Mode, SearchResult
     from rag.store import ChunkStore
+    from rag.topic_map import MapPoint
     from rag.topics import Group
 
 
@@ -70,6 +71,7 @@ class Paperchat:
         # Caches of the corpus for search, dropped when the catalogue file changes.
         self._papers: dict[str, Paper] | None = None
         self._topics: list[Group] | None = None
+        self._map: list[MapPoint] | None = None
         self._frequency: Counter[str] | None = None
         self._lexical_checked = False
         self._catalog_stamp: int | None = None
@@ -180,6 +182,7 @@ class Paperchat:
     def _forget_cached_corpus(self) -> None:
         self._papers = None
         self._topics = None
+        self._map = None
         self._frequency = None
         self._lexical_checked = False
 
@@ -242,14 +245,21 @@ class Paperchat:
         )
 
     def ask_events(
-        self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None, mode: str = "auto"
+        self,
+        question: str,
+        history: Sequence[Turn] = (),
+        *,
+        where: Mapping[str, object] | None = None,
+        mode: str = "auto",
+        about: Sequence[str] = (),
     ) -> Iterator[AnswerEvent]:
         """Answer `question` (a follow-up of `history`, oldest turn first) as a stream of events:
         the sources with their evidence as soon as retrieval is done, each verified sentence as
         the LLM writes it, then the final `Answer`. `mode`: auto (routed by wording), answer,
-        summarize or compare."""
+        summarize or compare. `about`: ids of papers the question is about (the explorer's
+        "ask about this paper"), answered from them alone."""
         from rag.answer import AnswerOptions, answer_events, compare_events
-        from rag.conversation import resolve, resolve_as_followup
+        from rag.conversation import Resolved, resolve, resolve_as_followup
         from rag.retrieval import clean_query
         from rag.routing import ROUTES, route
 
@@ -257,7 +267,8 @@ class Paperchat:
         question = clean_query(question)
         if mode != "auto" and mode not in ROUTES:
             raise PaperchatError(f"Unknown mode {mode!r}; use auto, {', '.join(ROUTES)}.")
-        chosen = route(question) if mode == "auto" else mode
+        # A question about chosen papers is answered from them, whatever its wording.
+        chosen = "answer" if about else route(question) if mode == "auto" else mode
         options = AnswerOptions(
             min_grounding=self.settings.min_grounding,
             max_sources=self.settings.answer_sources,
@@ -280,6 +291,12 @@ class Paperchat:
             yield from self._summarize_events(question, history, where, options, started)
             return
         resolved = resolve(question, history, self._lexical_for_search().papers_named)
+        if about:
+            papers = self._papers_by_id()
+            asked_about = tuple(p for p in about if p in papers)
+            if not asked_about:
+                raise PaperchatError("The paper asked about is no longer in the corpus; pick it again in the explorer.")
+            resolved = Resolved(" ".join([question, *(papers[p].title for p in asked_about)]), asked_about, True)
         query = self._condense(question, history, resolved.query)
         named = self._lexical_for_search().papers_named(query)
         hits = self.search(query, self.settings.answer_sources, where=where, paper_ids=resolved.pinned or None).hits
@@ -310,8 +327,10 @@ class Paperchat:
             notes=notes,
         )
 
-    def ask(self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None, mode: str = "auto") -> Answer:
-        for event in self.ask_events(question, history, where=where, mode=mode):
+    def ask(
+        self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None, mode: str = "auto", about: Sequence[str] = ()
+    ) -> Answer:
+        for event in self.ask_events(question, history, where=where, mode=mode, about=about):
             if event.answer is not None:
                 return event.answer
         raise AssertionError("answer_events always ends with a final answer")
@@ -367,15 +386,29 @@ class Paperchat:
         kept up to date at ingest: reading every stored vector, k-means and labels take ~9 s for
         5,358 papers and ~21 s for 21,470 (bench/RESULTS.md), once per catalogue version, against
         ~10 minutes and ~1 hour of embedding to ingest them."""
+        topics, _ = self._topics_and_map()
+        return topics
+
+    def topic_map(self) -> list[MapPoint]:
+        """Every paper as a point on a plane, coloured by its topic (the app's explorer)."""
+        _, points = self._topics_and_map()
+        return points
+
+    def _topics_and_map(self) -> tuple[list[Group], list[MapPoint]]:
+        # One read of every stored vector serves both (it is most of the cost), then the
+        # vectors are let go: 21,470 papers' vectors as lists would hold ~250 MB.
+        from rag.topic_map import topic_map
         from rag.topics import MAX_OVERVIEW_GROUPS, group
 
         papers = self._papers_by_id()
-        topics = self._topics
-        if topics is None:
+        topics, points = self._topics, self._map
+        if topics is None or points is None:
             # Computed outside the lock (seconds at 20,000 papers): searches go on meanwhile.
-            topics = group(list(papers.values()), self.store().paper_vectors(None), MAX_OVERVIEW_GROUPS)
-            self._topics = topics
-        return topics
+            vectors = self.store().paper_vectors(None)
+            topics = group(list(papers.values()), vectors, MAX_OVERVIEW_GROUPS)
+            points = topic_map(list(papers.values()), vectors, topics)
+            self._topics, self._map = topics, points
+        return topics, points
 
     def _papers_to_compare(self, question: str, history: Sequence[Turn], where: Mapping[str, object] | None) -> list[Hit]:
         """The papers a comparison request means, in its order: sources of an earlier answer it

@@ -18,6 +18,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from rag.errors import NoIndexError, PaperchatError
+from rag.records import Answer
 
 app = typer.Typer(
     help="Ask questions about research-paper abstracts, offline. Data lives in $PAPERCHAT_DATA_DIR (default ./data).",
@@ -250,39 +251,8 @@ def ask(
 def _ask_json(api: Any, question: str, history: object, where: dict[str, str], mode: str = "auto") -> dict[str, object]:
     from rag.conversation import turns_from_history
 
-    answer = api.ask(question, turns_from_history(history), where=where or None, mode=mode)
-    table = answer.comparison
-    return {
-        "question": answer.question,
-        "answer": answer.text,
-        "mode": answer.mode,
-        "abstained": answer.abstained,
-        "language": answer.language,
-        "sources": [
-            {
-                "n": s.n,
-                "paper_id": s.paper.paper_id,
-                "title": s.paper.title,
-                "title_is_generated": s.paper.title_is_generated,
-                "url": s.paper.url,
-                "relevance": round(s.relevance, 4),
-                "abstract": s.paper.abstract,
-                "evidence": list(s.evidence),
-            }
-            for s in answer.sources
-        ],
-        "related": [{"paper_id": h.paper.paper_id, "title": h.paper.title, "relevance": round(h.relevance, 4)} for h in answer.related],
-        "dropped": [{"sentence": sentence, "reason": reason} for sentence, reason in answer.dropped],
-        "extractive": answer.extractive,
-        "notes": list(answer.notes),
-        "backend": answer.backend,
-        "query": answer.query,
-        "timings_ms": answer.timings_ms,
-        # mode "compare": the table (each cell an excerpt of that paper's abstract), and its exports.
-        "comparison": table.to_json() if table else None,
-        "table_markdown": table.to_markdown() if table else "",
-        "table_csv": table.to_csv() if table else "",
-    }
+    answer: Answer = api.ask(question, turns_from_history(history), where=where or None, mode=mode)
+    return answer.to_json()
 
 
 def _read_json_file(path: Path, option: str) -> object:

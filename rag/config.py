@@ -85,6 +85,15 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=60.0, gt=0, description="Seconds to wait for a remote language model before giving up.")
     host: str = Field(default="127.0.0.1", description="Address `paperchat serve` listens on.")
     port: int = Field(default=7860, description="Port `paperchat serve` listens on.")
+    auth: SecretStr = Field(
+        default=SecretStr(""),
+        description="user:password turns on the app's login page (for a shared deployment). Empty: no login. Never printed.",
+    )
+    max_question_chars: int = Field(default=2000, ge=10, description="Longest question the app and its API accept, in characters.")
+    max_upload_mb: int = Field(default=50, ge=1, description="Largest file the app accepts for upload, in megabytes.")
+    app_concurrency: int = Field(
+        default=4, ge=1, description="Requests the app works on at once; more wait in its queue (the local model drafts one answer at a time)."
+    )
 
     @property
     def chroma_dir(self) -> Path:

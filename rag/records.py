@@ -167,6 +167,41 @@ class Answer:
     def cited(self) -> list[int]:
         return sorted({int(n) for group in re.findall(r"\[(\d+(?:\s*,\s*\d+)*)\]", self.text) for n in group.split(",")})
 
+    def to_json(self) -> dict[str, object]:
+        """The `paperchat ask --json` contract, also the app's `/ask` endpoint: a valid history turn's "result" as is."""
+        table = self.comparison
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "mode": self.mode,
+            "abstained": self.abstained,
+            "language": self.language,
+            "sources": [
+                {
+                    "n": s.n,
+                    "paper_id": s.paper.paper_id,
+                    "title": s.paper.title,
+                    "title_is_generated": s.paper.title_is_generated,
+                    "url": s.paper.url,
+                    "relevance": round(s.relevance, 4),
+                    "abstract": s.paper.abstract,
+                    "evidence": list(s.evidence),
+                }
+                for s in self.sources
+            ],
+            "related": [{"paper_id": h.paper.paper_id, "title": h.paper.title, "relevance": round(h.relevance, 4)} for h in self.related],
+            "dropped": [{"sentence": sentence, "reason": reason} for sentence, reason in self.dropped],
+            "extractive": self.extractive,
+            "notes": list(self.notes),
+            "backend": self.backend,
+            "query": self.query,
+            "timings_ms": self.timings_ms,
+            # mode "compare": the table (each cell an excerpt of that paper's abstract), and its exports.
+            "comparison": table.to_json() if table else None,
+            "table_markdown": table.to_markdown() if table else "",
+            "table_csv": table.to_csv() if table else "",
+        }
+
 
 @dataclass(frozen=True)
 class IngestError:

@@ -1,13 +1,32 @@
-"""Pure functions from `rag` records to what the app shows. No Gradio here, so they test fast."""
+"""Pure functions from `rag` records to what the app shows. No Gradio here, so they test fast.
+
+Everything a record carries is user data (abstracts, titles, uploaded files): it is escaped
+before it becomes HTML, and only the markup made here is live.
+"""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-from rag.records import Hit
+from rag.records import Answer, Hit, IngestReport, Paper, Source
+from rag.topic_map import MapPoint
+from rag.topics import Group
 
 ABSTRACT_PREVIEW_CHARS = 600
+# "[2]" or "[1, 3]" in an answer: the citations the checker kept.
+_CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+_MODE_NAMES = {"answer": "answer", "summarize": "summary", "compare": "comparison"}
+
+
+def _link(title: str, url: str) -> str:
+    """A title, linked when the record has a web address (nothing else becomes a link)."""
+    escaped = html.escape(title)
+    if url.startswith(("http://", "https://")):
+        return f'<a href="{html.escape(url, quote=True)}" target="_blank" rel="noopener noreferrer">{escaped}</a>'
+    return escaped
 
 
 def render_hits(query: str, hits: Sequence[Hit]) -> str:
@@ -28,5 +47,189 @@ def render_hits(query: str, hits: Sequence[Hit]) -> str:
     return "\n".join(lines)
 
 
-def render_status(status: dict[str, object]) -> str:
-    return " · ".join(f"{key.replace('_', ' ')}: {value}" for key, value in status.items())
+def render_status(status: Mapping[str, object], llm_problem: str | None = None) -> str:
+    """One line about the app (backend, models, corpus, data directory), then the LLM's state."""
+    line = " · ".join(f"**{key.replace('_', ' ')}**: {html.escape(str(value))}" for key, value in status.items())
+    if llm_problem:
+        return (
+            f"{line}\n\n⚠️ The language model is not available: {html.escape(llm_problem)} "
+            "Answers are composed from the abstracts' own sentences meanwhile; search works."
+        )
+    return line
+
+
+def cite_links(text: str, turn: int = 1) -> str:
+    """Escape an answer's text and make each `[n]` a link to card n of that turn's sources."""
+
+    def link(match: re.Match[str]) -> str:
+        numbers = [n.strip() for n in match.group(1).split(",")]
+        return "[" + ", ".join(f'<a class="cite" href="#source-{turn}-{n}">{n}</a>' for n in numbers) + "]"
+
+    return _CITATION.sub(link, html.escape(text, quote=False))
+
+
+def render_draft(sentences: Sequence[str], sources: Sequence[Source], turn: int = 1) -> str:
+    """The answer while it streams: the verified sentences so far, or what is happening."""
+    if sentences:
+        return cite_links(" ".join(sentences), turn) + " ▌"
+    if sources:
+        return f"*Found {len(sources)} {'source' if len(sources) == 1 else 'sources'} (beside the chat); writing the answer …*"
+    return "*Searching the abstracts …*"
+
+
+def render_answer(answer: Answer, turn: int = 1) -> str:
+    """The finished answer as chat Markdown: cited text, the comparison table, notes, what the checker removed."""
+    parts = [cite_links(answer.text, turn)]
+    if answer.comparison is not None:
+        parts.append(cite_links(answer.comparison.to_markdown(), turn))
+    if answer.abstained and answer.related:
+        related = "\n".join(f"- {_link(h.paper.title, h.paper.url)} (relevance {h.relevance:.2f})" for h in answer.related)
+        parts.append(f"**Possibly related** (not about your question, so nothing is claimed from them):\n{related}")
+    parts += [f"> ℹ️ {html.escape(note)}" for note in answer.notes]
+    if answer.dropped:
+        removed = "\n".join(f"- “{html.escape(sentence)}” ({html.escape(reason)})" for sentence, reason in answer.dropped)
+        parts.append(f"<details><summary>{len(answer.dropped)} draft sentence(s) removed by the checker</summary>\n\n{removed}\n</details>")
+    seconds = answer.timings_ms.get("total", 0.0) / 1000
+    how = "the abstracts' own sentences" if answer.extractive or answer.backend == "none" else html.escape(answer.backend)
+    parts.append(f"<sub>{_MODE_NAMES.get(answer.mode, answer.mode)} · {how} · {seconds:.1f} s</sub>")
+    return "\n\n".join(p for p in parts if p)
+
+
+def highlight(abstract: str, evidence: Iterable[str]) -> str:
+    """The abstract, escaped, with each evidence sentence found in it wrapped in <mark class="evidence">.
+    Evidence had the abstract's own reference markers taken out, so a sentence is found by its
+    words; one that cannot be found is shown above the abstract instead of being lost."""
+    spans: list[tuple[int, int]] = []
+    missing: list[str] = []
+    for sentence in evidence:
+        words = [re.escape(w) for w in sentence.split()]
+        match = re.search(r"\W*(?:\[[^\]]*\])?\s*".join(words), abstract) if words else None
+        if match:
+            spans.append(match.span())
+        else:
+            missing.append(sentence)
+    out: list[str] = [f'<p class="evidence-quote"><mark class="evidence">{html.escape(s)}</mark></p>' for s in missing]
+    position = 0
+    for start, end in sorted(spans):
+        if start < position:  # overlapping evidence: one mark is enough
+            continue
+        out.append(html.escape(abstract[position:start]))
+        out.append(f'<mark class="evidence">{html.escape(abstract[start:end])}</mark>')
+        position = end
+    out.append(html.escape(abstract[position:]))
+    return "".join(out)
+
+
+def render_sources(sources: Sequence[Source], related: Sequence[Hit] = (), turn: int = 1) -> str:
+    """Numbered cards matching the answer's [n] (id "source-{turn}-{n}"): title (a generated label
+    says so), link, relevance, the abstract with its evidence highlighted."""
+    if not sources and not related:
+        return '<div class="no-sources">Sources appear here, numbered as the answer cites them.</div>'
+    cards = []
+    for source in sources:
+        paper = source.paper
+        generated = (
+            ' <span class="generated" title="The record had no title; this label was made from the abstract.">generated title</span>'
+            if paper.title_is_generated
+            else ""
+        )
+        cards.append(
+            f'<div class="source-card" id="source-{turn}-{source.n}" data-paper-id="{html.escape(paper.paper_id, quote=True)}">'
+            f'<div class="source-head"><span class="source-n">[{source.n}]</span> <b>{_link(paper.title, paper.url)}</b>{generated}</div>'
+            f'<div class="source-meta">relevance {source.relevance:.2f} · {html.escape(paper.paper_id)}</div>'
+            f'<div class="source-abstract">{highlight(paper.abstract, source.evidence)}</div></div>'
+        )
+    for hit in related:
+        cards.append(
+            f'<div class="source-card related" data-paper-id="{html.escape(hit.paper.paper_id, quote=True)}">'
+            f'<div class="source-head">possibly related: <b>{_link(hit.paper.title, hit.paper.url)}</b></div>'
+            f'<div class="source-meta">relevance {hit.relevance:.2f}</div>'
+            f'<div class="source-abstract">{html.escape(hit.paper.abstract)}</div></div>'
+        )
+    return '<div class="sources">' + "".join(cards) + "</div>"
+
+
+def export_markdown(turns: Sequence[Mapping[str, Any]]) -> str:
+    """The conversation as Markdown with each answer's references: turns are {"q", "result"} with
+    `result` the `paperchat ask --json` document (what the app keeps per session)."""
+    lines = ["# paperchat conversation", ""]
+    for number, turn in enumerate(turns, start=1):
+        result = turn.get("result") or {}
+        lines += [f"## {number}. {turn.get('q', '')}", "", str(result.get("answer", ""))]
+        if result.get("table_markdown"):
+            lines += ["", str(result["table_markdown"])]
+        lines += [f"> {note}" for note in result.get("notes", [])]
+        sources = result.get("sources") or []
+        if sources:
+            lines += ["", "References:", ""]
+            for s in sources:
+                label = f"{s['title']} (generated title)" if s.get("title_is_generated") else s["title"]
+                where = f" <{s['url']}>" if s.get("url") else ""
+                lines.append(f"[{s['n']}] {label}.{where} id: {s['paper_id']}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def papers_rows(papers: Iterable[Paper], text: str = "", area: str = "") -> list[list[str]]:
+    """Rows of the explorer's table (title, area, status, id), filtered by words in the title or
+    abstract (all must occur) and by primary area."""
+    words = text.lower().split()
+    rows = []
+    for paper in papers:
+        extra = dict(paper.extra)
+        if area and extra.get("primary_area", "") != area:
+            continue
+        haystack = f"{paper.title} {paper.abstract}".lower()
+        if all(w in haystack for w in words):
+            title = f"{paper.title} (generated title)" if paper.title_is_generated else paper.title
+            where = extra.get("primary_area") or " ".join(str(v) for v in (paper.venue, paper.year) if v)
+            rows.append([title, where, extra.get("status", ""), paper.paper_id])
+    return sorted(rows, key=lambda row: row[0].lower())
+
+
+def areas(papers: Iterable[Paper]) -> list[str]:
+    return sorted({dict(p.extra).get("primary_area", "") for p in papers} - {""})
+
+
+def map_rows(points: Sequence[MapPoint]) -> dict[str, list[Any]]:
+    """Columns of the topic map's data frame."""
+    return {
+        "x": [p.x for p in points],
+        "y": [p.y for p in points],
+        "topic": [p.topic for p in points],
+        "title": [p.title for p in points],
+        "paper_id": [p.paper_id for p in points],
+    }
+
+
+def example_questions(papers: Sequence[Paper], topics: Sequence[Group] = (), count: int = 4) -> list[str]:
+    """Questions this corpus can answer, made from it: about a paper by its title, a summary of a
+    topic, a comparison of two papers of the same topic."""
+    by_id = {p.paper_id: p for p in papers}
+    short = [p for p in papers if len(p.title.split()) <= 8]
+    examples: list[str] = []
+    if short:
+        examples.append(f"What does {short[0].title} propose?")
+    if topics:
+        examples.append(f"Summarise the papers about {topics[0].label.split(',')[0].strip()}")
+        pair = [by_id[i] for i in topics[0].paper_ids[:2] if i in by_id]
+        if len(pair) == 2:
+            examples.append(f"Compare {pair[0].title} and {pair[1].title}")
+    examples.append("What topics does this corpus cover?")
+    return examples[:count]
+
+
+def render_report(report: IngestReport, names: Mapping[str, str] | None = None) -> str:
+    """What an upload did, and every line that was skipped with the reason. `names` maps stored
+    paths back to the names the user uploaded."""
+    names = names or {}
+    counts = f"**{report.added} added**, {report.updated} updated, {report.unchanged} unchanged; the corpus now has {report.papers:,} papers."
+    if not report.errors:
+        return "✅ " + counts
+    rows = ["| file | line | problem |", "|---|---|---|"]
+    for error in report.errors[:200]:
+        name = names.get(error.path, error.path.rsplit("/", 1)[-1])
+        rows.append(f"| {html.escape(name)} | {error.line or ''} | {html.escape(error.message).replace('|', '&#124;')} |")
+    more = f"\n\n… and {len(report.errors) - 200} more." if len(report.errors) > 200 else ""
+    head = "⚠️ " if report.added or report.updated or report.unchanged else "❌ Nothing was added. "
+    return head + counts + f" {len(report.errors)} problem(s); the existing index is unchanged by them:\n\n" + "\n".join(rows) + more

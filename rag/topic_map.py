@@ -1,0 +1,44 @@
+"""The topic map: every paper as a point on a plane, coloured by its corpus topic.
+
+A linear projection (PCA, scikit-learn) of the papers' stored embeddings, not t-SNE or UMAP:
+it takes ~0.1 s for 20,000 papers instead of minutes, is the same on every run (no random
+layout to confuse a returning user), and the k-means topics, not the layout, carry the grouping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag.records import Paper
+from rag.topics import Group
+
+
+@dataclass(frozen=True)
+class MapPoint:
+    paper_id: str
+    title: str
+    topic: str  # the label of its corpus topic
+    x: float
+    y: float
+
+
+def topic_map(papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], groups: Sequence[Group]) -> list[MapPoint]:
+    """One point per paper that has a stored vector; papers without one (none after a complete ingest) are left out."""
+    from sklearn.decomposition import PCA
+
+    placed = [p for p in papers if p.paper_id in vectors]
+    if not placed:
+        return []
+    matrix = np.asarray([vectors[p.paper_id] for p in placed], dtype=np.float32)
+    if len(placed) >= 3:
+        plane = PCA(n_components=2, svd_solver="full" if len(placed) < 500 else "randomized", random_state=0).fit_transform(matrix)
+    else:  # PCA needs more points than components; two papers sit side by side
+        plane = np.array([[float(i), 0.0] for i in range(len(placed))])
+    topic_of = {paper_id: g.label for g in groups for paper_id in g.paper_ids}
+    return [
+        MapPoint(p.paper_id, p.title, topic_of.get(p.paper_id, "other"), round(float(x), 4), round(float(y), 4))
+        for p, (x, y) in zip(placed, plane, strict=True)
+    ]
