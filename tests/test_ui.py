@@ -1,44 +1,286 @@
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
 from rag.api import Paperchat
-from rag.records import Hit, Paper
-from tests.conftest import free_port
-from ui.app import build_app
-from ui.render import render_hits, render_status
+from rag.config import Settings
+from rag.records import Answer, Comparison, Hit, IngestError, IngestReport, Paper, Source
+from rag.topic_map import MapPoint
+from rag.topics import Group
+from tests.conftest import SEEDS, free_port, make_fake_api, write_jsonl
+from tests.fakes import HashingEmbeddings
+from ui import render
+from ui.app import start
+
+
+def paper(title: str, generated: bool = False, url: str = "", abstract: str = "An abstract.", **extra: str) -> Paper:
+    return Paper(paper_id=title.lower().replace(" ", "-"), abstract=abstract, title=title, title_is_generated=generated, url=url, extra=tuple(extra.items()))
 
 
 def hit(title: str, generated: bool, url: str = "", score: float = 0.5, abstract: str = "An abstract.") -> Hit:
-    return Hit(Paper(paper_id=title, abstract=abstract, title=title, title_is_generated=generated, url=url), score)
+    return Hit(paper(title, generated, url, abstract), score, relevance=score)
+
+
+# -- pure rendering ---------------------------------------------------------------------------
 
 
 def test_render_hits_marks_generated_titles_links_and_escapes() -> None:
-    text = render_hits("sheep <b>", [hit("FooNet", True), hit("Real <Title>", False, url="https://x.org/1", score=0.25)])
+    text = render.render_hits("sheep <b>", [hit("FooNet", True), hit("Real <Title>", False, url="https://x.org/1", score=0.25)])
     assert "**2 papers**" in text and "sheep &lt;b&gt;" in text
     assert "1. **FooNet** <small>(generated title)</small> · relevance 0.50" in text
     assert "2. **[Real &lt;Title&gt;](https://x.org/1)** · relevance 0.25" in text
 
 
 def test_render_hits_cuts_long_abstracts_and_says_when_nothing_matched() -> None:
-    text = render_hits("q", [hit("T", False, abstract="word " * 500)])
+    text = render.render_hits("q", [hit("T", False, abstract="word " * 500)])
     assert text.rstrip().endswith("…") and len(text) < 1000
-    assert render_hits("nothing", []) == "No papers found for *nothing*."
+    assert render.render_hits("nothing", []) == "No papers found for *nothing*."
 
 
-def test_render_status() -> None:
-    assert render_status({"papers": 51, "embedding_model": "m"}) == "papers: 51 · embedding model: m"
+def test_render_status_shows_the_llm_problem_and_what_still_works() -> None:
+    assert render.render_status({"papers": 51, "embedding_model": "m"}) == "**papers**: 51 · **embedding model**: m"
+    text = render.render_status({"llm_backend": "openai gpt"}, "OpenAI-compatible server at http://h:1 is unreachable.")
+    assert "not available" in text and "unreachable" in text and "search works" in text
 
 
-def test_served_search_endpoint(seeded: Paperchat) -> None:
+def test_cite_links_escape_the_text_and_link_each_number_to_its_turns_card() -> None:
+    text = render.cite_links("A <script>x</script> claim [1]. Two [2, 3].", turn=4)
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert re.findall(r'href="#source-(\d+-\d+)"', text) == ["4-1", "4-2", "4-3"]
+    assert text.count('class="cite"') == 3
+
+
+def test_highlight_marks_evidence_even_when_the_abstract_had_reference_markers() -> None:
+    abstract = "Background here. We propose X [12], a fast method. Results <b>good</b>."
+    out = render.highlight(abstract, ["We propose X, a fast method.", "A sentence not in the abstract."])
+    assert '<mark class="evidence">We propose X [12], a fast method.</mark>' in out
+    # Evidence that cannot be found is still shown, above the abstract, not lost.
+    assert out.startswith('<p class="evidence-quote"><mark class="evidence">A sentence not in the abstract.</mark></p>')
+    assert "&lt;b&gt;good&lt;/b&gt;" in out and "<b>" not in out
+
+
+def test_render_sources_numbers_cards_by_turn_marks_generated_titles_and_links_only_web_urls() -> None:
+    sources = [
+        Source(1, paper("SureLock", True, abstract="We propose SureLock. It locks."), 0.81, ("We propose SureLock.",)),
+        Source(2, paper("Real", url='https://openreview.net/forum?id=x"y'), 0.5, ()),
+        Source(3, paper("Local", url="javascript:alert(1)"), 0.4, ()),
+    ]
+    html_text = render.render_sources(sources, turn=2)
+    assert [m for m in re.findall(r'id="(source-[\d-]+)"', html_text)] == ["source-2-1", "source-2-2", "source-2-3"]
+    assert "generated title" in html_text.split('id="source-2-2"')[0]
+    assert 'href="https://openreview.net/forum?id=x&quot;y"' in html_text
+    assert "javascript:" not in html_text.split("Local")[0].split("source-2-3")[-1]
+    assert '<mark class="evidence">We propose SureLock.</mark>' in html_text
+    assert "relevance 0.81" in html_text
+
+
+def test_render_answer_shows_table_notes_removed_sentences_and_related_papers() -> None:
+    table = Comparison(("approach",), ((1, "A", ("We do a.",)), (2, "B", ("not stated in the abstract",))))
+    answer = Answer(
+        question="compare",
+        text="A does a [1].",
+        mode="compare",
+        comparison=table,
+        notes=("Only two papers matched.",),
+        dropped=(("B is best [7].", "cites [7], there are 2 sources"),),
+        backend="local SmolLM2",
+        timings_ms={"total": 1234.0},
+    )
+    text = render.render_answer(answer, turn=3)
+    assert 'href="#source-3-1"' in text and "| approach |" in text
+    assert "ℹ️ Only two papers matched." in text
+    assert "1 draft sentence(s) removed" in text and "cites [7]" in text
+    assert "comparison · local SmolLM2 · 1.2 s" in text
+    abstained = Answer(question="q", text="Nothing in the corpus.", abstained=True, related=(hit("Near", False),))
+    assert "Possibly related" in render.render_answer(abstained) and "Near" in render.render_answer(abstained)
+
+
+def test_render_draft_says_what_is_happening_then_streams_sentences() -> None:
+    assert "Searching" in render.render_draft([], [])
+    one = Source(1, paper("T"), 0.5)
+    assert "Found 1 source" in render.render_draft([], [one])
+    assert render.render_draft(["First [1]."], [one], turn=2).endswith(" ▌")
+
+
+def test_export_markdown_lists_each_turns_references() -> None:
+    result = Answer(question="q", text="X [1].", sources=(Source(1, paper("SureLock", True, url="https://x.org"), 0.9),)).to_json()
+    text = render.export_markdown([{"q": "What is SureLock?", "result": result}])
+    assert "## 1. What is SureLock?" in text and "X [1]." in text
+    assert "[1] SureLock (generated title). <https://x.org> id: surelock" in text
+
+
+def test_papers_rows_filter_by_all_words_and_by_area() -> None:
+    papers = [paper("Gaussian Splats", abstract="3D scenes", primary_area="vision"), paper("KV cache", abstract="eviction", primary_area="llm")]
+    assert [r[0] for r in render.papers_rows(papers)] == ["Gaussian Splats", "KV cache"]
+    assert [r[0] for r in render.papers_rows(papers, "kv EVICTION")] == ["KV cache"]
+    assert render.papers_rows(papers, "kv scenes") == []
+    assert [r[3] for r in render.papers_rows(papers, area="vision")] == ["gaussian-splats"]
+    assert render.areas(papers) == ["llm", "vision"]
+
+
+def test_map_rows_and_example_questions_come_from_the_corpus() -> None:
+    points = [MapPoint("a", "A", "t1", 0.1, 0.2), MapPoint("b", "B", "t2", -0.1, 0.0)]
+    assert render.map_rows(points) == {"x": [0.1, -0.1], "y": [0.2, 0.0], "topic": ["t1", "t2"], "title": ["A", "B"], "paper_id": ["a", "b"]}
+    papers = [paper("SureLock"), paper("ReST-KV")]
+    examples = render.example_questions(papers, [Group("kv cache, eviction", ("surelock", "rest-kv"), 2)])
+    assert examples == [
+        "What does SureLock propose?",
+        "Summarise the papers about kv cache",
+        "Compare SureLock and ReST-KV",
+        "What topics does this corpus cover?",
+    ]
+
+
+def test_render_report_lists_each_bad_line_with_the_uploaded_name() -> None:
+    report = IngestReport(added=2, papers=53, errors=(IngestError("/data/uploads/mine-abc.jsonl", "no abstract", 3),))
+    text = render.render_report(report, {"/data/uploads/mine-abc.jsonl": "mine.jsonl"})
+    assert "**2 added**" in text and "53 papers" in text and "| mine.jsonl | 3 | no abstract |" in text
+    nothing = render.render_report(IngestReport(papers=51, errors=(IngestError("/x/bad.csv", "no abstract column"),)))
+    assert nothing.startswith("❌ Nothing was added.") and "existing index is unchanged" in nothing
+
+
+# -- the served app, end to end with gradio_client ---------------------------------------------
+
+
+@pytest.fixture
+def served(seeded: Paperchat) -> Iterator[str]:
+    port = free_port()
+    demo = start(seeded, "127.0.0.1", port, block=False)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+def test_client_asks_follows_up_and_searches(served: str) -> None:
     from gradio_client import Client
 
-    demo = build_app(seeded)
+    client = Client(served, verbose=False)
+    first = client.predict("How does ReST-KV evict KV cache entries?", "auto", [], api_name="/ask")
+    assert not first["abstained"] and first["mode"] == "answer"
+    assert "ReST-KV" in first["sources"][0]["abstract"] and "[1]" in first["answer"]
+    follow = client.predict("What does it report on LongBench?", "auto", [{"q": "How does ReST-KV evict KV cache entries?", "result": first}], api_name="/ask")
+    assert follow["sources"][0]["paper_id"] == first["sources"][0]["paper_id"] and "LongBench" in follow["answer"]
+    found = client.predict("KV cache eviction", 3, api_name="/search")
+    assert len(found["results"]) == 3 and "ReST-KV" in found["results"][0]["title"]
+
+
+def test_client_gets_clear_errors_for_empty_and_overlong_questions(served: str) -> None:
+    from gradio_client import Client
+
+    client = Client(served, verbose=False)
+    with pytest.raises(Exception, match="Empty question"):
+        client.predict("   ", api_name="/ask")
+    with pytest.raises(Exception, match="limit is 2,000"):
+        client.predict("why " * 600, api_name="/ask")
+    with pytest.raises(Exception, match="Unknown mode"):
+        client.predict("What is ReST-KV?", "poetry", api_name="/ask")
+
+
+def test_upload_of_a_bad_file_changes_nothing_then_a_good_file_is_added(served: str, seeded: Paperchat, tmp_path: Path) -> None:
+    from gradio_client import Client, handle_file
+
+    client = Client(served, verbose=False)
+    before = {p.paper_id for p in seeded.papers()}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"title": "no abstract here"}\nnot json at all\n', encoding="utf-8")
+    report, _ = client.predict([handle_file(str(bad))], api_name="/add_papers")
+    assert "Nothing was added" in report and "| bad.jsonl | 1 |" in report and "| bad.jsonl | 2 |" in report
+    assert {p.paper_id for p in seeded.papers()} == before
+    assert seeded.search("KV cache eviction", 1).hits[0].paper.title.startswith("ReST-KV")
+    abstract = "We propose Zebrafish Attention, a striped attention pattern for long video transformers that halves memory."
+    good = write_jsonl(tmp_path / "good.jsonl", [{"id": "zebra-1", "title": "Zebrafish Attention", "abstract": abstract}])
+    report, status = client.predict([handle_file(str(good))], api_name="/add_papers")
+    assert "**1 added**" in report and "52 papers" in report and "52" in status
+    assert seeded.search("striped attention for long video", 1).hits[0].paper.title == "Zebrafish Attention"
+    # Stored under the data directory, so the paper's source outlives Gradio's temporary upload.
+    assert [p.name.startswith("good-") for p in (seeded.settings.data_dir / "uploads").iterdir()] == [True]
+    again, _ = client.predict([handle_file(str(good))], api_name="/add_papers")
+    assert "**0 added**" in again and "1 unchanged" in again
+
+
+def test_an_unsupported_upload_is_refused_with_what_to_do(served: str, tmp_path: Path) -> None:
+    from gradio_client import Client, handle_file
+
+    client = Client(served, verbose=False)
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF-1.4 binary")
+    with pytest.raises(Exception, match=r"\.txt.*\.jsonl.*\.csv"):
+        client.predict([handle_file(str(pdf))], api_name="/add_papers")
+
+
+def test_ask_about_a_paper_answers_from_that_paper_alone(seeded: Paperchat) -> None:
+    target = next(p for p in seeded.papers() if "SureLock" in p.abstract)
+    answer = seeded.ask("What problem does this paper address?", about=[target.paper_id])
+    assert [s.paper.paper_id for s in answer.sources] == [target.paper_id] and not answer.abstained
+    with pytest.raises(Exception, match="no longer in the corpus"):
+        seeded.ask("What is it?", about=["no-such-paper"])
+
+
+def test_login_is_required_when_auth_is_set(tmp_path: Path) -> None:
+    import urllib.error
+    import urllib.request
+
+    settings = Settings(data_dir=tmp_path / "data", auth="reader:s3cret", _env_file=None)  # type: ignore[call-arg]
+    api = make_fake_api(settings, HashingEmbeddings())
+    api.ingest([SEEDS])
     port = free_port()
-    demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    demo = start(api, "127.0.0.1", port, block=False)
+    try:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=10)
+        assert refused.value.code in (401, 403)
+        from gradio_client import Client
+
+        client = Client(f"http://127.0.0.1:{port}/", auth=("reader", "s3cret"), verbose=False)
+        assert client.predict("KV cache eviction", 1, api_name="/search")["results"]
+    finally:
+        demo.close()
+    assert "s3cret" not in str(api.status())
+
+
+def test_a_malformed_auth_setting_is_refused_before_serving(tmp_path: Path) -> None:
+    from rag.errors import PaperchatError
+
+    settings = Settings(data_dir=tmp_path / "data", auth="just-a-password", _env_file=None)  # type: ignore[call-arg]
+    with pytest.raises(PaperchatError, match="user:password"):
+        start(make_fake_api(settings, HashingEmbeddings()), "127.0.0.1", free_port(), block=False)
+
+
+def test_the_app_starts_with_no_index_and_says_how_to_make_one(api: Paperchat) -> None:
+    from gradio_client import Client
+
+    port = free_port()
+    demo = start(api, "127.0.0.1", port, block=False)
+    try:
+        with pytest.raises(Exception, match="ingest"):
+            Client(f"http://127.0.0.1:{port}/", verbose=False).predict("anything", api_name="/ask")
+    finally:
+        demo.close()
+
+
+def test_the_app_starts_and_answers_when_the_llm_backend_is_unreachable(tmp_path: Path) -> None:
+    from gradio_client import Client
+
+    from rag.chunking import approx_token_counts
+    from rag.llm import ping
+
+    closed = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    settings = Settings(data_dir=tmp_path / "data", llm_backend="openai", openai_base_url=closed, openai_api_key="sk-x", llm_timeout_s=2, _env_file=None)  # type: ignore[call-arg]
+    api = Paperchat(settings, embeddings=HashingEmbeddings(), model="hashing-512", count_tokens=approx_token_counts, max_tokens=256)
+    api.ingest([SEEDS])
+    assert "127.0.0.1" in (ping(settings) or "")  # what the status line shows
+    port = free_port()
+    demo = start(api, "127.0.0.1", port, block=False)
     try:
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)
-        answer = client.predict("KV cache eviction", api_name="/search")
-        assert "**10 papers**" in answer and "relevance" in answer
-        assert "ReST-KV" in answer.split("\n2.")[0]
-        assert "empty" in client.predict("   ", api_name="/search")
+        assert client.predict("KV cache eviction", 1, api_name="/search")["results"]
+        answer = client.predict("How does ReST-KV evict KV cache entries?", api_name="/ask")
+        assert answer["extractive"] and "[1]" in answer["answer"] and not answer["abstained"]
+        assert "sk-x" not in str(answer)
     finally:
         demo.close()

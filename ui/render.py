@@ -102,8 +102,9 @@ def highlight(abstract: str, evidence: Iterable[str]) -> str:
     spans: list[tuple[int, int]] = []
     missing: list[str] = []
     for sentence in evidence:
-        words = [re.escape(w) for w in sentence.split()]
-        match = re.search(r"\W*(?:\[[^\]]*\])?\s*".join(words), abstract) if words else None
+        # Words in order, anything between them (spaces, punctuation, "[12]"): found whatever was stripped.
+        words = [re.escape(w) for w in re.findall(r"\w+", sentence)]
+        match = re.search(r"(?:\W|\[[^\]]*\])+".join(words) + r"\W?", abstract) if words else None
         if match:
             spans.append(match.span())
         else:
