@@ -466,6 +466,20 @@ class Paperchat:
         rewritten = " ".join(rewritten.split())[:500]
         return rewritten if rewritten and language_of(rewritten) == "en" else query
 
+    def warm_up(self) -> None:
+        """Load what the first question would otherwise wait for: the embedding model, the BM25
+        index and catalogue, and the local LLM (a one-token draft). Failures are left for that
+        question to report; a missing index is not an error here."""
+        try:
+            self.embeddings.embed_query("warm up")
+            if self.settings.catalog_path.exists():
+                self._lexical_for_search()
+                self._papers_by_id()
+            if self.settings.llm_backend == "local" and self.chat is not None:
+                self.chat.invoke("Hi", max_tokens=1)
+        except Exception:  # a warm-up never stops the app; the first real use reports the problem
+            return
+
     def status(self) -> dict[str, object]:
         """What the app shows about itself; never a secret."""
         papers = self.catalog.count() if self.settings.catalog_path.exists() else 0

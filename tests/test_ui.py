@@ -284,3 +284,12 @@ def test_the_app_starts_and_answers_when_the_llm_backend_is_unreachable(tmp_path
         assert "sk-x" not in str(answer)
     finally:
         demo.close()
+
+
+def test_warm_up_loads_the_indexes_and_never_raises(seeded: Paperchat, tmp_path: Path) -> None:
+    seeded._forget_cached_corpus()
+    seeded.warm_up()
+    assert seeded._papers is not None and seeded._lexical_checked
+    empty = make_fake_api(Settings(data_dir=tmp_path / "empty", _env_file=None), HashingEmbeddings())  # type: ignore[call-arg]
+    empty.warm_up()  # no index yet: nothing to load, and no error
+    assert empty._papers is None and not (tmp_path / "empty" / "catalog.sqlite3").exists()

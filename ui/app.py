@@ -12,6 +12,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -374,6 +375,9 @@ def start(api: Paperchat, host: str | None = None, port: int | None = None, *, b
     when PAPERCHAT_AUTH is set, uploads capped. `block=False` returns at once (tests)."""
     settings = api.settings
     demo = build_app(api)
+    # Models load in the background while the page is already served, so the first question
+    # does not wait for them (bench/RESULTS.md: serve to ready, and to the first answer).
+    threading.Thread(target=api.warm_up, name="paperchat-warm-up", daemon=True).start()
     credentials = settings.auth.get_secret_value()
     auth = None
     if credentials:
