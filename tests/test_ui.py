@@ -125,14 +125,21 @@ def test_papers_rows_filter_by_all_words_and_by_area() -> None:
 def test_map_rows_and_example_questions_come_from_the_corpus() -> None:
     points = [MapPoint("a", "A", "t1", 0.1, 0.2), MapPoint("b", "B", "t2", -0.1, 0.0)]
     assert render.map_rows(points) == {"x": [0.1, -0.1], "y": [0.2, 0.0], "topic": ["t1", "t2"], "title": ["A", "B"], "paper_id": ["a", "b"]}
-    papers = [paper("SureLock"), paper("ReST-KV")]
-    examples = render.example_questions(papers, [Group("kv cache, eviction", ("surelock", "rest-kv"), 2)])
+    papers = [
+        paper("A long generated label that is only a phrase of the abstract", True),
+        paper("Two complementary solutions: a phrase, not a name", True),
+        paper("SureLock: when the posterior at an unmasked position", True),
+        paper("ReST-KV: robust KV eviction method", True),
+    ]
+    ids = tuple(p.paper_id for p in papers)
+    examples = render.example_questions(papers, [Group("kv, cache, eviction", ids, 3)])
     assert examples == [
         "What does SureLock propose?",
         "Summarise the papers about kv cache",
         "Compare SureLock and ReST-KV",
         "What topics does this corpus cover?",
     ]
+    assert render.example_questions(papers[:1]) == ["What topics does this corpus cover?"]
 
 
 def test_render_report_lists_each_bad_line_with_the_uploaded_name() -> None:

@@ -45,6 +45,10 @@ mark.evidence { background: #fde68a; color: inherit; padding: 0 1px; }
 .generated { font-size: 0.75em; border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px; }
 .turn-sources > summary { cursor: pointer; font-weight: 600; margin: 6px 0; }
 a.cite { text-decoration: none; font-weight: 600; }
+/* Comparison tables scroll sideways in the chat instead of squeezing six aspects into slivers. */
+#chat table { display: block; overflow-x: auto; }
+#chat th, #chat td { min-width: 13em; vertical-align: top; font-size: 0.9em; }
+#chat th:first-child, #chat td:first-child { min-width: 9em; }
 """
 
 # Clicking [n] in an answer brings source card n into view (and flashes it). One listener on the

@@ -203,19 +203,29 @@ def map_rows(points: Sequence[MapPoint]) -> dict[str, list[Any]]:
     }
 
 
+def _short_name(paper: Paper) -> str:
+    """What a user would call the paper: its name before a colon ("ReST-KV: robust KV eviction
+    method" → "ReST-KV"), else a short title; "" when it has neither."""
+    name = paper.title.split(":", 1)[0].strip() if ":" in paper.title else ""
+    # A coined name ("ReST-KV", "SureLock", "SPA"), not the opening words of a phrase ("Two complementary solutions").
+    if name and len(name.split()) <= 2 and any(c.isupper() or c.isdigit() for c in name[1:]):
+        return name
+    return paper.title if len(paper.title.split()) <= 6 and not paper.title_is_generated else ""
+
+
 def example_questions(papers: Sequence[Paper], topics: Sequence[Group] = (), count: int = 4) -> list[str]:
-    """Questions this corpus can answer, made from it: about a paper by its title, a summary of a
-    topic, a comparison of two papers of the same topic."""
-    by_id = {p.paper_id: p for p in papers}
-    short = [p for p in papers if len(p.title.split()) <= 8]
+    """Questions this corpus can answer, made from it: about a paper by its name, a summary of a
+    topic (its two most distinctive words), a comparison of two named papers of one topic."""
+    named = {p.paper_id: name for p in papers if (name := _short_name(p))}
     examples: list[str] = []
-    if short:
-        examples.append(f"What does {short[0].title} propose?")
+    if named:
+        examples.append(f"What does {next(iter(named.values()))} propose?")
     if topics:
-        examples.append(f"Summarise the papers about {topics[0].label.split(',')[0].strip()}")
-        pair = [by_id[i] for i in topics[0].paper_ids[:2] if i in by_id]
-        if len(pair) == 2:
-            examples.append(f"Compare {pair[0].title} and {pair[1].title}")
+        examples.append("Summarise the papers about " + " ".join(t.strip() for t in topics[0].label.split(",")[:2]))
+    pairs = [[named[i] for i in g.paper_ids if i in named][:2] for g in topics]
+    pair = next((p for p in pairs if len(p) == 2), list(named.values())[1:3])
+    if len(pair) == 2:
+        examples.append(f"Compare {pair[0]} and {pair[1]}")
     examples.append("What topics does this corpus cover?")
     return examples[:count]
 
