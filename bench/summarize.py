@@ -1,12 +1,19 @@
-"""Theme summaries on the full ICLR 2026 corpus: does a summary include every paper of its theme?
+"""Theme summaries on the full ICLR 2026 corpus: does a summary include every paper of its theme, and only those?
 
-    .venv/bin/python bench/summarize.py [--cut 0.45 --cut 0.40 ...]
+    .venv/bin/python bench/summarize.py [--cut 0.45 --cut 0.40 ...] [--per-theme] [--judged FILE]
 
 For the 20 theme questions of bench/iclr_dev.jsonl, the gold set is every paper whose title
 matches the question's `title_pattern` (e.g. `gaussian splatting|\\b3DGS\\b`). For each
-summary: recall (share of gold papers it includes) and off-theme share (share of included papers
-whose title does not match; an upper bound, since a paper can be about a theme without naming it
-in its title), and the time per summary. Also the time to group the whole corpus into topics.
+summary: recall (share of gold papers it includes), title mismatch (share of included papers
+whose title does not match; an upper bound on off-theme papers, since a paper can be about a
+theme without naming it in its title), judged off-theme, and the time per summary. Also the time
+to group the whole corpus into topics.
+
+Judged off-theme reads bench/summarize_judged.jsonl: one line per (theme, paper) a reader judged,
+`{"theme", "paper_id", "title", "on_theme", "why"}`, "on theme" meaning the paper's main subject
+is the theme, not that it mentions it. Per theme: included papers whose title matches count as on
+theme; of the included papers whose title does not match, the judged ones give the off-theme rate,
+applied to all of them (an estimate when not all are judged; the table says how many are).
 Uses the index `paperchat eval retrieval --dataset iclr` builds (data/eval/iclr).
 """
 
@@ -27,22 +34,48 @@ from rag.api import Paperchat  # noqa: E402
 from rag.config import Settings  # noqa: E402
 
 
+def load_judgements(path: Path) -> dict[tuple[str, str], bool]:
+    if not path.exists():
+        return {}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {(r["theme"], r["paper_id"]): bool(r["on_theme"]) for r in rows}
+
+
+def judged_off(theme: str, included: set[str], gold: set[str], judgements: dict[tuple[str, str], bool]) -> tuple[float, int, int, float]:
+    """(estimated off-theme papers, judged, not matching, off rate among the judged)."""
+    mismatched = included - gold
+    judged = [judgements[(theme, p)] for p in mismatched if (theme, p) in judgements]
+    rate = sum(not on for on in judged) / len(judged) if judged else 0.0
+    return len(mismatched) * rate, len(judged), len(mismatched), rate
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cut", type=float, action="append", help="PAPERCHAT_MIN_GROUNDING values to compare (default: the setting's)")
     parser.add_argument("--data-dir", type=Path, default=ROOT / "data" / "eval" / "iclr")
     parser.add_argument("--collection", default="eval-iclr")
+    parser.add_argument("--judged", type=Path, default=ROOT / "bench" / "summarize_judged.jsonl", help="reader judgements (see above)")
+    parser.add_argument("--per-theme", action="store_true", help="also print one row per theme")
     args = parser.parse_args()
     rows = [json.loads(line) for line in (ROOT / "bench" / "iclr_dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     themes = [r for r in rows if r.get("type") == "theme"]
-    print("| cut | themes | mean recall | themes with recall >= 0.8 | mean off-theme (title) | papers per summary | p50 / max s |")
-    print("|---|---|---|---|---|---|---|")
+    judgements = load_judgements(args.judged)
+    summary = [
+        "| cut | themes | mean recall | themes with recall >= 0.8 | mean title mismatch | mean judged off-theme (est.) | pooled judged off-theme "
+        "| mismatched papers judged | papers per summary (median) | p50 / max s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    per_theme = [
+        "| cut | theme | gold | included | recall | title mismatch | mismatched judged | judged off-theme (est.) | s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for cut in args.cut or [Settings(_env_file=None).min_grounding]:  # type: ignore[call-arg]
         settings = Settings(data_dir=args.data_dir, collection=args.collection, llm_backend="none", min_grounding=cut, _env_file=None)  # type: ignore[call-arg]
         api = Paperchat(settings)
         papers = {p.paper_id: p for p in api.papers()}
         api.ask("warm-up: papers on KV cache", mode="summarize")
-        recalls, offs, sizes, seconds = [], [], [], []
+        recalls, mismatch, offs, sizes, seconds = [], [], [], [], []
+        off_papers = judged_count = mismatched_count = 0.0
         for theme in themes:
             pattern = re.compile(theme["title_pattern"], re.I)
             gold = {p for p, paper in papers.items() if pattern.search(paper.title)}
@@ -50,13 +83,26 @@ def main() -> None:
             answer = api.ask(f"Summarize the {theme['q']}", mode="summarize")
             seconds.append(time.perf_counter() - started)
             included = {s.paper.paper_id for s in answer.sources}
+            off, judged, mismatched, _ = judged_off(theme["q"], included, gold, judgements)
             recalls.append(len(gold & included) / len(gold))
-            offs.append(len(included - gold) / len(included) if included else 0.0)
+            mismatch.append(mismatched / len(included) if included else 0.0)
+            offs.append(off / len(included) if included else 0.0)
             sizes.append(len(included))
-        print(
-            f"| {cut} | {len(themes)} | {statistics.mean(recalls):.3f} | {sum(r >= 0.8 for r in recalls)} | {statistics.mean(offs):.3f} "
+            off_papers, judged_count, mismatched_count = off_papers + off, judged_count + judged, mismatched_count + mismatched
+            per_theme.append(
+                f"| {cut} | {theme['q']} | {len(gold)} | {len(included)} | {recalls[-1]:.3f} | {mismatch[-1]:.3f} | {judged} / {mismatched} "
+                f"| {offs[-1]:.3f} | {seconds[-1]:.2f} |"
+            )
+        summary.append(
+            f"| {cut} | {len(themes)} | {statistics.mean(recalls):.3f} | {sum(r >= 0.8 for r in recalls)} | {statistics.mean(mismatch):.3f} "
+            f"| {statistics.mean(offs):.3f} | {off_papers / max(sum(sizes), 1):.3f} | {judged_count:.0f} / {mismatched_count:.0f} "
             f"| {statistics.median(sizes):.0f} | {statistics.median(seconds):.2f} / {max(seconds):.2f} |"
         )
+    print("\n".join(summary))
+    if args.per_theme:
+        print("\n" + "\n".join(per_theme))
+    if not judgements:
+        print(f"\n(no judgements at {args.judged}: judged off-theme columns are 0)")
     started = time.perf_counter()
     api._topics = None
     groups = api.topics()

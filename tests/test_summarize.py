@@ -3,14 +3,17 @@ paper) and the overview of the whole corpus in topics."""
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from rag.answer import _sentences
 from rag.chunking import split_sentences
-from rag.records import Paper
-from rag.summarize import theme_of
+from rag.records import Hit, Paper
+from rag.summarize import SUBJECT_TOP, about_theme, core_terms, is_about, mentioned, theme_grounding, theme_of
 from rag.topics import contribution_sentence, group
+from tests.conftest import write_jsonl
 from tests.test_answer import ask, corpus, make  # noqa: F401 - corpus is a fixture
 
 
@@ -75,3 +78,76 @@ def test_summarize_them_summarizes_the_papers_of_the_previous_answer(corpus: Pat
     answer = api.ask("summarise [1] and [3]", history)
     assert {s.paper.paper_id for s in answer.sources} == {ids[0], ids[2]}
     assert theme_of("Summarize papers similar to [2] on graphs") == "similar to graphs"
+
+
+def test_theme_of_keeps_hyphenated_names_whole() -> None:
+    # "of" and "the" inside a name are part of it; "research" is part of the request.
+    assert theme_of("Summarize the research about mixture-of-experts models") == "mixture-of-experts models"
+    assert theme_of("Summarise papers on state-of-the-art out-of-distribution detection") == "state-of-the-art out-of-distribution detection"
+
+
+def test_a_paper_is_about_a_theme_its_title_or_two_sentences_name() -> None:
+    moe = {"mixture-of-expert"}
+    passing = Paper("a", "We train a dense router. Unlike a mixture of experts, every weight is used. It is fast.", "a", True)
+    assert mentioned(moe, passing.abstract) == moe and not is_about(passing, moe)  # named once, in passing
+    twice = Paper("b", "A mixture of experts routes tokens. We balance the load of mixture-of-experts layers.", "b", True)
+    assert is_about(twice, moe)
+    # The title counts (not a generated one), and so does an acronym the abstract defines.
+    titled = Paper("c", "Mixture-of-Experts (MoE) models scale well. We compress them.", "TD-MoE: Tensor Decomposition for MoE Models", False)
+    assert is_about(titled, moe)
+    assert not is_about(replace(titled, title_is_generated=True), moe)
+    # A theme without a rare term ("diffusion language models") must be named as a whole.
+    apart = Paper("d", "Diffusion models draw images. Language models write text. Both are generative.", "d", True)
+    together = Paper("e", "Diffusion language models decode in parallel. We speed up diffusion language models.", "e", True)
+    assert not is_about(apart, {"diffus", "languag"}, together=True) and is_about(apart, {"diffus", "languag"})
+    assert is_about(together, {"diffus", "languag"}, together=True)
+
+
+def test_rare_theme_terms_weigh_more_and_small_corpora_have_rare_terms() -> None:
+    weights = {"eeg": math.log(1001 / 6), "machin": math.log(1001 / 501), "learn": math.log(1001 / 901), "signal": math.log(1001 / 301)}
+    eeg = Hit(Paper("e", "We decode EEG recordings of sleep.", "e", True), 1.0, relevance=0.4)
+    generic = Hit(Paper("g", "Machine learning on signals from sensors.", "g", True), 1.0, relevance=0.4)
+    assert theme_grounding(weights, eeg) > theme_grounding(weights, generic)
+    # 5 % of 51 papers is 2.5: in a small corpus a term 8 papers use is still rare.
+    assert core_terms("diffusion language models", {"diffus": 8, "languag": 19}, 51) == ({"diffus"}, False)
+    assert core_terms("diffusion language models", {"diffus": 652, "languag": 2051}, 5358) == ({"diffus", "languag"}, True)
+
+
+def test_a_summary_keeps_papers_that_use_the_subject_its_best_matches_share() -> None:
+    # Every one of the best-ranked candidates says "differential" and "privacy": a privacy paper
+    # without "differential" (membership inference) is about something else.
+    def hit(i: int, abstract: str) -> Hit:
+        return Hit(Paper(f"p{i}", abstract, f"Paper {i}", True), 1.0 - i / 100, relevance=0.6)
+
+    dp = "We train models with differential privacy. Our differentially private optimizer clips gradients under a privacy budget."
+    hits = [hit(i, dp) for i in range(SUBJECT_TOP)]
+    hits.append(hit(98, "Membership inference attacks reveal training data. We measure privacy leakage. Privacy risks grow with model size."))
+    frequency = {"differenti": 200, "privaci": 120, "machin": 300, "learn": 2500}
+    kept = {h.paper.paper_id for h in about_theme("differential privacy in machine learning", hits, frequency, 5000, 0.45)}
+    assert kept == {f"p{i}" for i in range(SUBJECT_TOP)}
+    # Fewer candidates than SUBJECT_TOP: no subject is inferred, every core term counts.
+    kept = {h.paper.paper_id for h in about_theme("differential privacy in machine learning", hits[-3:], frequency, 5000, 0.45)}
+    assert kept == {"p18", "p19", "p98"}
+
+
+def test_a_summary_leaves_out_a_paper_that_names_the_theme_in_passing(tmp_path: Path) -> None:
+    spec = "Speculative decoding drafts tokens with a small model and verifies them with the large model."
+    records = [
+        {
+            "title": "Faster speculative decoding with tree drafts",
+            "abstract": f"{spec} We propose tree drafts that raise the acceptance rate of speculative decoding.",
+        },
+        {"title": "Speculative decoding for long contexts", "abstract": f"{spec} We adapt speculative decoding to long contexts with a sparse draft cache."},
+        {"title": "Training draft models for speculative decoding", "abstract": f"{spec} We train draft models on data the target model is unsure about."},
+        {
+            "title": "Parallel tool calls for web agents",
+            "abstract": "Web agents wait for every tool call. Inspired by speculative decoding, we guess the next tool call and run it early. "
+            "Our agents finish web tasks faster.",
+        },
+        {"title": "Graph neural networks for molecules", "abstract": "We predict molecular properties with message passing on graphs."},
+        {"title": "Federated learning with non-IID clients", "abstract": "Clients hold skewed data. We correct client drift in federated averaging."},
+    ]
+    api = make(tmp_path / "data", None)
+    api.ingest([write_jsonl(tmp_path / "papers.jsonl", records)])
+    answer = api.ask("Summarize the papers about speculative decoding", mode="summarize")
+    assert {s.paper.title for s in answer.sources} == {r["title"] for r in records[:3]}
