@@ -56,7 +56,16 @@ def main() -> None:
     parser.add_argument("--collection", default="eval-iclr")
     parser.add_argument("--judged", type=Path, default=ROOT / "bench" / "summarize_judged.jsonl", help="reader judgements (see above)")
     parser.add_argument("--per-theme", action="store_true", help="also print one row per theme")
+    parser.add_argument(
+        "--overview-url",
+        help="also measure the verified overview paragraph a capable backend writes on top: the base URL of an "
+        "OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1 from `python -m llama_cpp.server --model FILE.gguf`)",
+    )
+    parser.add_argument("--overview-model", default="served", help="model name sent to that server")
     args = parser.parse_args()
+    if args.overview_url:
+        overview(args)
+        return
     rows = [json.loads(line) for line in (ROOT / "bench" / "iclr_dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     themes = [r for r in rows if r.get("type") == "theme"]
     judgements = load_judgements(args.judged)
@@ -107,6 +116,41 @@ def main() -> None:
     api._topics = None
     groups = api.topics()
     print(f"\ncorpus overview: {len(papers):,} papers in {len(groups)} topics, grouped in {time.perf_counter() - started:.2f} s")
+
+
+def overview(args: argparse.Namespace) -> None:
+    """The overview paragraph with an OpenAI-compatible backend: how many summaries get one, how
+    many drafted sentences the checker keeps and drops, and what it adds to the time."""
+    settings = Settings(
+        data_dir=args.data_dir,
+        collection=args.collection,
+        llm_backend="openai",
+        openai_base_url=args.overview_url,
+        openai_model=args.overview_model,
+        openai_api_key="sk-local",
+        _env_file=None,  # type: ignore[call-arg]
+    )
+    api = Paperchat(settings)
+    rows = [json.loads(line) for line in (ROOT / "bench" / "iclr_dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    themes = [r for r in rows if r.get("type") == "theme"]
+    api.ask("warm-up: papers on KV cache", mode="summarize")
+    with_paragraph = kept = dropped = 0
+    seconds: list[float] = []
+    for theme in themes:
+        started = time.perf_counter()
+        answer = api.ask(f"Summarize the {theme['q']}", mode="summarize")
+        seconds.append(time.perf_counter() - started)
+        if answer.abstained:
+            continue
+        head = answer.text.split("\n\n", 1)[0]
+        paragraph = [] if " papers in the corpus are about " in head else re.findall(r"[^.!?]+[.!?](?:\s*\[\d+(?:,\s*\d+)*\])?", head)
+        with_paragraph += bool(paragraph)
+        kept += len(paragraph)
+        dropped += len(answer.dropped)
+        print(f"- {theme['q']}: {len(paragraph)} kept, {len(answer.dropped)} dropped; {head[:300] if paragraph else '(no paragraph)'}")
+    print("\n| backend | summaries | with an overview paragraph | sentences kept | sentences dropped | p50 / max s |")
+    print("|---|---|---|---|---|---|")
+    print(f"| {api.backend} | {len(themes)} | {with_paragraph} | {kept} | {dropped} | {statistics.median(seconds):.2f} / {max(seconds):.2f} |")
 
 
 if __name__ == "__main__":
