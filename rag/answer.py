@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 
 from rag import prompts
 from rag.chunking import split_sentences
-from rag.evidence import SentenceVectors, citations, grounding, language_of, names, numbers, select, strip_citations, support
+from rag.evidence import SentenceVectors, citations, grounding, key_terms, language_of, names, numbers, select, strip_citations, support
 from rag.records import NOT_STATED, Answer, Evidence, Hit, Source
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def answer_events(
 
     notes = given_notes
     failed = False
-    verifier = Verifier(sources, vectors)
+    verifier = Verifier(sources, vectors, question)
     kept: list[str] = []
     if chat is not None:
         mark = time.perf_counter()
@@ -177,9 +177,10 @@ def answer_events(
 class Verifier:
     """Checks draft sentences one at a time against the shown sources."""
 
-    def __init__(self, sources: Sequence[Source], vectors: SentenceVectors) -> None:
+    def __init__(self, sources: Sequence[Source], vectors: SentenceVectors, question: str = "") -> None:
         self.by_n = {s.n: s for s in sources}
         self.vectors = vectors
+        self._asked = key_terms(question)
         self.dropped: list[tuple[str, str]] = []
         self._kept: list[str] = []
 
@@ -213,6 +214,11 @@ class Verifier:
             else:
                 reason = self._why_unsupported(claim, valid)
             self._drop(sentence, reason)
+            return None
+        if not key_terms(claim) - self._asked - key_terms(" ".join(self.by_n[n].paper.title for n in supporting)):
+            # "ReST-KV evicts KV cache entries [1]" to "How does ReST-KV evict KV cache entries?", or the
+            # paper's title as a sentence: true, cited, and no answer. Dropped, so the evidence can answer.
+            self._drop(sentence, "says nothing the question and the paper's title do not already say")
             return None
         self._kept.append(claim)
         return cite(claim, supporting)
@@ -260,7 +266,7 @@ def compare_events(
     timings["evidence"] = _ms(started)
     timings["first_visible"] = _ms(started)
     yield AnswerEvent("sources", sources=tuple(sources))
-    verifier = Verifier(sources, vectors)
+    verifier = Verifier(sources, vectors, question)
     kept: list[str] = []
     notes: list[str] = []
     if chat is not None:

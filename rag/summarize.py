@@ -252,7 +252,7 @@ def overview_events(
 def _overview_paragraph(
     question: str, sources: Sequence[Source], chat: BaseChatModel, vectors: SentenceVectors, options: AnswerOptions
 ) -> tuple[list[str], list[tuple[str, str]]]:
-    verifier = Verifier(sources, vectors)
+    verifier = Verifier(sources, vectors, question)
     kept: list[str] = []
     try:
         with closing(_stream_sentences(chat, _draft_messages(question, sources[:12], options, prompts.SUMMARY_USER))) as drafted:

@@ -124,6 +124,18 @@ def test_a_looping_draft_is_cut_off_and_fragments_and_preambles_do_not_count(cor
     assert answer.text.count("FLOPs") == 1 and "stabilized across" not in answer.text
 
 
+def test_a_sentence_that_only_echoes_the_question_or_the_title_is_no_answer(corpus: Path) -> None:
+    question = "How does ReST-KV evict KV cache entries?"
+    api, probe = ask(corpus, question)
+    title = next(s.paper.title for s in probe.sources if "ReST-KV" in s.paper.abstract)
+    api, answer = ask(corpus, question, f"ReST-KV evicts KV cache entries [1]. {title} [1].")
+    echoes = [reason for _, reason in answer.dropped if "nothing the question and the paper's title" in reason]
+    assert len(echoes) == 2
+    # Nothing of the draft survived, so the abstract's own sentences answer, with substance.
+    assert answer.extractive and "reconstruction" in answer.text
+    assert_verified(api, answer)
+
+
 def test_an_empty_draft_falls_back_to_an_extractive_answer(corpus: Path) -> None:
     api, answer = ask(corpus, "What does SureLock do?", "")
     assert answer.extractive and answer.notes
