@@ -32,8 +32,13 @@ _GENERIC = STOPWORDS | frozenset(
     """learning neural network networks data training large performance task tasks language existing models framework problem
     experiments demonstrate achieve achieves various different improve improves improved state-of-the-art sota however while such
     both more less than first key significant significantly effective efficient efficiently novel propose proposed based art state
-    significantly outperforms outperform benchmark benchmarks across wide range including through due time available open code""".split()
+    significantly outperforms outperform benchmark benchmarks across wide range including through due time available open code
+    approach approaches method methods work works establish established empirical deep provide provides show shows study studies
+    result results paper introduce introduces present presents using use used enable enables allows new simple strong directly
+    baseline baselines practical""".split()
 )
+# Manner adverbs ("empirically", "successfully", "substantially") say how, never what: no label.
+_ADVERB = re.compile(r"^[a-z]{4,}(?:ally|ully|ively|ntly|tly|ely|rly)$")
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,19 @@ def _label(members: Sequence[Paper], background: Counter[str], total: int) -> st
     scored = [
         ((count / len(members)) * math.log((total + 1) / (background.get(word, 0) + 1)), word)
         for word, count in inside.items()
-        if count >= minimum
+        if count >= minimum and not _ADVERB.match(word)
     ]
-    return ", ".join(word for _, word in sorted(scored, reverse=True)[:LABEL_TERMS]) or "miscellaneous"
+    chosen: list[str] = []
+    for _, word in sorted(scored, reverse=True):
+        # "attacks, attack" or "policy, policies" would spend two of three label words on one.
+        if _singular(word) not in {_singular(w) for w in chosen}:
+            chosen.append(word)
+        if len(chosen) == LABEL_TERMS:
+            break
+    return ", ".join(chosen) or "miscellaneous"
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
