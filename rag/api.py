@@ -78,13 +78,15 @@ class Paperchat:
 
     # -- seams, built lazily so that `paperchat papers` never loads a model -------------
 
-    @cached_property
+    @property
     def embeddings(self) -> Embeddings:
-        if self._embeddings is None:
-            from rag.embeddings import make_embeddings
+        # Locked: the app's first requests arrive together, and each would load the model.
+        with self._thread_lock:
+            if self._embeddings is None:
+                from rag.embeddings import make_embeddings
 
-            self._embeddings = make_embeddings(self.settings)
-        return self._embeddings
+                self._embeddings = make_embeddings(self.settings)
+            return self._embeddings
 
     @cached_property
     def model(self) -> str:
@@ -132,10 +134,13 @@ class Paperchat:
     def store(self, create: bool = False) -> ChunkStore:
         from rag.store import make_store
 
-        if self._store is None:
-            catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
-            self._store = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
-        return self._store
+        # Under the lock: two app requests opening Chroma's persistent client at once break its
+        # shared client cache ("Could not connect to tenant default_tenant").
+        with self._thread_lock:
+            if self._store is None:
+                catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
+                self._store = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
+            return self._store
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -473,6 +478,7 @@ class Paperchat:
         try:
             self.embeddings.embed_query("warm up")
             if self.settings.catalog_path.exists():
+                self.store()
                 self._lexical_for_search()
                 self._papers_by_id()
             if self.settings.llm_backend == "local" and self.chat is not None:

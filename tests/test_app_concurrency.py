@@ -41,11 +41,6 @@ def cited_numbers(answer: str) -> set[int]:
 def test_eight_concurrent_clients_get_their_own_papers(served_seeds_app: str) -> None:
     from gradio_client import Client
 
-    # One request first, alone: the first requests of a fresh server must not arrive together
-    # while rag.api.Paperchat.store() opens Chroma without a lock (concurrent first calls fail
-    # with chromadb's "Could not connect to tenant default_tenant"; reported, not fixed here).
-    Client(served_seeds_app, verbose=False).predict("KV cache eviction", 3, api_name="/search")
-
     names = list(QUESTIONS)
     clients = [Client(served_seeds_app, verbose=False) for _ in names]
     start = threading.Barrier(len(names) + 1)

@@ -300,3 +300,37 @@ def test_warm_up_loads_the_indexes_and_never_raises(seeded: Paperchat, tmp_path:
     empty = make_fake_api(Settings(data_dir=tmp_path / "empty", _env_file=None), HashingEmbeddings())  # type: ignore[call-arg]
     empty.warm_up()  # no index yet: nothing to load, and no error
     assert empty._papers is None and not (tmp_path / "empty" / "catalog.sqlite3").exists()
+
+
+FIRST_SEARCHES_TOGETHER = """
+import sys, threading
+from pathlib import Path
+from rag.config import Settings
+from tests.conftest import make_fake_api
+from tests.fakes import HashingEmbeddings
+api = make_fake_api(Settings(data_dir=Path(sys.argv[1]), _env_file=None), HashingEmbeddings())
+barrier, outcomes = threading.Barrier(8), []
+def search():
+    barrier.wait()
+    try:
+        outcomes.append(api.search("KV cache eviction", 1).hits[0].paper.title)
+    except Exception as exc:
+        outcomes.append(repr(exc))
+threads = [threading.Thread(target=search) for _ in range(8)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print("\\n".join(outcomes))
+"""
+
+
+def test_first_searches_arriving_together_all_succeed(seeded: Paperchat) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    # A new process, as a just-started server: its store, embeddings and indexes are opened by
+    # whichever request comes first, here eight at once (Chroma's client cache is per process).
+    done = subprocess.run([sys.executable, "-c", FIRST_SEARCHES_TOGETHER, str(seeded.settings.data_dir)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    outcomes = done.stdout.splitlines()
+    assert len(outcomes) == 8 and all(o.startswith("ReST-KV") for o in outcomes), done.stdout + done.stderr[-2000:]

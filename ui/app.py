@@ -214,18 +214,25 @@ def build_app(api: Paperchat) -> gr.Blocks:
 
     # -- explorer --------------------------------------------------------------------------
 
-    def load_explorer() -> tuple[Any, ...]:
+    def load_table() -> tuple[Any, ...]:
         import pandas as pd
 
         try:
             papers = api.papers()
-            points = api.topic_map()
         except PaperchatError as exc:
             gr.Warning(str(exc))
-            return gr.update(), gr.update(), gr.update()
-        table = pd.DataFrame(render.papers_rows(papers), columns=TABLE_HEADERS)
-        chart = pd.DataFrame(render.map_rows(points))
-        return table, chart, gr.update(choices=["", *render.areas(papers)])
+            return gr.update(), gr.update()
+        return pd.DataFrame(render.papers_rows(papers), columns=TABLE_HEADERS), gr.update(choices=["", *render.areas(papers)])
+
+    def load_map() -> Any:
+        # Apart from the table: the first map of a large corpus takes seconds (5,358 papers: ~9 s,
+        # once per catalogue version), and the table should not wait for it.
+        import pandas as pd
+
+        try:
+            return pd.DataFrame(render.map_rows(api.topic_map()))
+        except PaperchatError:
+            return gr.update()
 
     def filter_papers(text: str, area: str) -> Any:
         import pandas as pd
@@ -359,7 +366,7 @@ def build_app(api: Paperchat) -> gr.Blocks:
         reset.click(clear, None, [chat, question, sources, turns, cards, export, table_md, table_csv], cancels=[asked, submitted], api_visibility="private")
         example_list.click(lambda sample: sample[0], example_list, question, api_visibility="private")
 
-        explore.select(load_explorer, None, [papers_table, topic_map, area], api_visibility="private")
+        explore.select(load_table, None, [papers_table, area], api_visibility="private").then(load_map, None, topic_map, api_visibility="private")
         filter_text.submit(filter_papers, [filter_text, area], papers_table, api_visibility="private")
         area.change(filter_papers, [filter_text, area], papers_table, api_visibility="private")
         papers_table.select(select_paper, None, [selected, chosen], api_visibility="private")
