@@ -63,6 +63,17 @@ def test_highlight_marks_evidence_even_when_the_abstract_had_reference_markers()
     assert "&lt;b&gt;good&lt;/b&gt;" in out and "<b>" not in out
 
 
+def test_latex_is_shown_as_a_reader_sees_it_and_evidence_is_still_found() -> None:
+    assert render.readable(r"by 2.58\% and 10.61$\times$, cost $O(N^2d)$, FLOPs by 30--50\%") == "by 2.58% and 10.61×, cost O(N^2d), FLOPs by 30–50%"
+    assert render.readable(r"We propose \textbf{\textsc{Sure}Lock} (our \emph{sure} condition)") == "We propose SureLock (our sure condition)"
+    assert render.readable("plain text, left alone") == "plain text, left alone"
+    abstract = r"Intro. It surpasses baselines by 2.58\% on LongBench. End."
+    assert '<mark class="evidence">It surpasses baselines by 2.58% on LongBench.</mark>' in render.highlight(
+        abstract, [r"It surpasses baselines by 2.58\% on LongBench."]
+    )
+    assert "2.58% on LongBench [" in render.cite_links(r"It surpasses baselines by 2.58\% on LongBench [1].")
+
+
 def test_render_sources_numbers_cards_by_turn_marks_generated_titles_and_links_only_web_urls() -> None:
     sources = [
         Source(1, paper("SureLock", True, abstract="We propose SureLock. It locks."), 0.81, ("We propose SureLock.",)),

@@ -21,6 +21,27 @@ _CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _MODE_NAMES = {"answer": "answer", "summarize": "summary", "compare": "comparison"}
 
 
+_LATEX_SYMBOLS = {
+    r"\times": "×", r"\%": "%", r"\sim": "~", r"\approx": "≈", r"\leq": "≤", r"\le": "≤", r"\geq": "≥", r"\ge": "≥",
+    r"\pm": "±", r"\cdot": "·", r"\rightarrow": "→", r"\to": "→", r"\infty": "∞", r"\&": "&", r"\_": "_",
+}  # fmt: skip
+_LATEX_SYMBOL = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "") for k in sorted(_LATEX_SYMBOLS, key=len, reverse=True)))
+_LATEX_STYLE = re.compile(r"\\(?:emph|textbf|textit|textsc|texttt|textrm|mathrm|mathbf|mathcal|text|mbox)\{([^{}]*)\}")
+_LATEX_MATH = re.compile(r"\$([^$]{1,60})\$")
+
+
+def readable(text: str) -> str:
+    """Abstracts' LaTeX as a reader sees it in the PDF ("10.61$\\times$" → "10.61×", "\\emph{sure}" →
+    "sure", "30--50\\%" → "30–50%"). For display only: answers are checked against the raw text."""
+    if "\\" not in text and "$" not in text and "--" not in text:
+        return text
+    for _ in range(3):  # nested styles: \textbf{\textsc{Sure}Lock}
+        text = _LATEX_STYLE.sub(r"\1", text)
+    text = _LATEX_SYMBOL.sub(lambda m: _LATEX_SYMBOLS[m.group(0)], text)
+    text = _LATEX_MATH.sub(lambda m: m.group(1).strip(), text)
+    return text.replace("---", "—").replace("--", "–")
+
+
 def _link(title: str, url: str) -> str:
     """A title, linked when the record has a web address (nothing else becomes a link)."""
     escaped = html.escape(title)
@@ -65,7 +86,7 @@ def cite_links(text: str, turn: int = 1) -> str:
         numbers = [n.strip() for n in match.group(1).split(",")]
         return "[" + ", ".join(f'<a class="cite" href="#source-{turn}-{n}">{n}</a>' for n in numbers) + "]"
 
-    return _CITATION.sub(link, html.escape(text, quote=False))
+    return _CITATION.sub(link, html.escape(readable(text), quote=False))
 
 
 def render_draft(sentences: Sequence[str], sources: Sequence[Source], turn: int = 1) -> str:
@@ -99,9 +120,10 @@ def highlight(abstract: str, evidence: Iterable[str]) -> str:
     """The abstract, escaped, with each evidence sentence found in it wrapped in <mark class="evidence">.
     Evidence had the abstract's own reference markers taken out, so a sentence is found by its
     words; one that cannot be found is shown above the abstract instead of being lost."""
+    abstract = readable(abstract)
     spans: list[tuple[int, int]] = []
     missing: list[str] = []
-    for sentence in evidence:
+    for sentence in map(readable, evidence):
         # Words in order, anything between them (spaces, punctuation, "[12]"): found whatever was stripped.
         words = [re.escape(w) for w in re.findall(r"\w+", sentence)]
         match = re.search(r"(?:\W|\[[^\]]*\])+".join(words) + r"\W?", abstract) if words else None
