@@ -141,7 +141,7 @@ def answer_events(
                         break
         except Exception as exc:  # any backend failure: answer from the evidence instead
             failed = True
-            notes.append(f"The LLM backend failed ({type(exc).__name__}: {str(exc)[:200]}); this answer is built from the abstracts' own sentences.")
+            notes.append(f"The LLM backend failed ({_failure(exc)}); this answer is built from the abstracts' own sentences.")
         timings["draft"] = _ms(mark)
     extractive = not kept
     text = " ".join(kept) if kept else extractive_answer(evidence, sources, options.max_sentences, pinned)
@@ -172,6 +172,15 @@ def answer_events(
             timings_ms=timings,
         ),
     )
+
+
+_KEY_LIKE = re.compile(r"\b(?:sk|pk|key|token)[-_][A-Za-z0-9_\-*.]{4,}", re.I)
+
+
+def _failure(exc: Exception) -> str:
+    """What went wrong, for the user: the error's kind and message, never a key it may quote
+    (an OpenAI 401 repeats part of the key)."""
+    return f"{type(exc).__name__}: {_KEY_LIKE.sub('[key hidden]', str(exc))[:200]}"
 
 
 class Verifier:
@@ -282,7 +291,7 @@ def compare_events(
                     if len(kept) > options.max_sentences:
                         break
         except Exception as exc:  # any backend failure: the table still stands
-            notes.append(f"The LLM backend failed ({type(exc).__name__}: {str(exc)[:200]}); the comparison is the table of the abstracts' own sentences.")
+            notes.append(f"The LLM backend failed ({_failure(exc)}); the comparison is the table of the abstracts' own sentences.")
         timings["draft"] = _ms(mark)
     # Without a (surviving) draft, the paragraph states each paper's approach in its own words.
     extractive = not kept
@@ -351,9 +360,7 @@ def translate(chat: BaseChatModel, text: str) -> str | None:
 
 def _draft_messages(question: str, sources: Sequence[Source], options: AnswerOptions, template: str = prompts.ANSWER_USER) -> list[tuple[str, str]]:
     blocks = [
-        prompts.SOURCE_BLOCK.format(
-            n=s.n, title=s.paper.title, evidence="\n".join(prompts.EVIDENCE_LINE.format(n=s.n, sentence=e) for e in s.evidence)
-        )
+        prompts.SOURCE_BLOCK.format(n=s.n, title=s.paper.title, evidence="\n".join(prompts.EVIDENCE_LINE.format(n=s.n, sentence=e) for e in s.evidence))
         for s in sources
     ]
     user = template.format(sources="\n\n".join(blocks), question=question, max_sentences=options.max_sentences)

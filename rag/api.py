@@ -66,7 +66,11 @@ class Paperchat:
         self._max_tokens = max_tokens
         # Tests inject a fake chat model (or None for the evidence-only backend).
         self._chat = chat
+        self.llm_problem: str | None = None
         self._thread_lock = threading.RLock()
+        # Apart from _thread_lock: the lexical check may wait for an ingest's file lock, and an
+        # ingest takes _thread_lock (to open the store); one lock for both could deadlock.
+        self._lexical_lock = threading.Lock()
         self._store: ChunkStore | None = None
         # Caches of the corpus for search, dropped when the catalogue file changes.
         self._papers: dict[str, Paper] | None = None
@@ -98,11 +102,17 @@ class Paperchat:
 
     @cached_property
     def chat(self) -> BaseChatModel | None:
-        """The LLM that drafts answers; None for the evidence-only backend."""
+        """The LLM that drafts answers; None for the evidence-only backend, and when the configured
+        one cannot be built (a missing GGUF file, no key): answers then come from the evidence, and
+        `llm_problem` says why (the app's status line shows it)."""
         if isinstance(self._chat, _Default):
-            from rag.llm import make_chat_model
+            from rag.llm import LLMError, make_chat_model
 
-            return make_chat_model(self.settings)
+            try:
+                return make_chat_model(self.settings)
+            except LLMError as exc:
+                self.llm_problem = str(exc)
+                return None
         return self._chat
 
     @cached_property
@@ -155,9 +165,13 @@ class Paperchat:
         (deleted by hand, an ingest killed before its last step) is rebuilt here once,
         under the same lock as an ingest, so two first searches never write it together."""
         self._refresh_if_catalogue_changed()
-        with self._thread_lock:
+        with self._lexical_lock:
             if not self._lexical_checked:
-                with self._ingest_lock():
+                with self._ingest_lock(wait=False) as free:
+                    if not free:
+                        # An ingest (an upload, or the CLI in another process) is writing the index:
+                        # search with what is loaded now rather than freeze until it ends.
+                        return self.lexical
                     entries = self.catalog.entries()
                     if not self.lexical.load() or self.lexical.fingerprint() != {p: e.content_hash for p, e in entries.items()}:
                         self.lexical.sync({p: (e.paper, e.content_hash) for p, e in entries.items()})
@@ -216,7 +230,8 @@ class Paperchat:
             )
 
     def papers(self) -> list[Paper]:
-        return self._existing_catalog().papers()
+        """Every paper, in catalogue order (cached until the catalogue changes)."""
+        return list(self._papers_by_id().values())
 
     def search(
         self,
@@ -406,13 +421,17 @@ class Paperchat:
         from rag.topics import MAX_OVERVIEW_GROUPS, group
 
         papers = self._papers_by_id()
+        stamp = self._catalog_stamp
         topics, points = self._topics, self._map
         if topics is None or points is None:
             # Computed outside the lock (seconds at 20,000 papers): searches go on meanwhile.
             vectors = self.store().paper_vectors(None)
+            papers = {p: paper for p, paper in papers.items() if p in vectors}  # an ingest may be adding papers now
             topics = group(list(papers.values()), vectors, MAX_OVERVIEW_GROUPS)
             points = topic_map(list(papers.values()), vectors, topics)
-            self._topics, self._map = topics, points
+            with self._thread_lock:
+                if self._catalog_stamp == stamp:  # kept only if the corpus did not change meanwhile
+                    self._topics, self._map = topics, points
         return topics, points
 
     def _papers_to_compare(self, question: str, history: Sequence[Turn], where: Mapping[str, object] | None) -> list[Hit]:
@@ -498,13 +517,18 @@ class Paperchat:
         }
 
     @contextmanager
-    def _ingest_lock(self) -> Iterator[None]:
+    def _ingest_lock(self, wait: bool = True) -> Iterator[bool]:
         # Two ingests at once (the CLI and an upload in the app) would each plan from the
         # same catalogue and undo each other's removals; the second waits for the first.
+        # wait=False: yields False at once if another holds it.
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         with open(self.settings.data_dir / "ingest.lock", "w") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
             try:
-                yield
+                fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)

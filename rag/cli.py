@@ -126,9 +126,7 @@ def search(
     queries: Annotated[Path | None, typer.Option("--queries", help='Batch: a file of JSON lines {"q": ...}; prints a JSON list.')] = None,
     mode: Annotated[str | None, typer.Option(help="hybrid, dense or bm25 (default PAPERCHAT_SEARCH_MODE, hybrid).")] = None,
     fusion: Annotated[str | None, typer.Option(help="rrf or weighted (default PAPERCHAT_FUSION).")] = None,
-    where: Annotated[
-        list[str] | None, typer.Option("--where", help="Filter FIELD=VALUE (repeatable): source, venue, year, primary_area, status, ...")
-    ] = None,
+    where: Annotated[list[str] | None, typer.Option("--where", help="Filter FIELD=VALUE (repeatable): source, venue, year, primary_area, status, ...")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Find the papers most relevant to a query, best first."""
@@ -177,10 +175,7 @@ def _search_json(api: Any, query: str, k: int | None, options: dict[str, Any]) -
     result = api.search(query, k, **options)
     return {
         "query": result.query,
-        "results": [
-            {"paper_id": h.paper.paper_id, "title": h.paper.title, "score": round(h.score, 4), "abstract": h.paper.abstract}
-            for h in result.hits
-        ],
+        "results": [{"paper_id": h.paper.paper_id, "title": h.paper.title, "score": round(h.score, 4), "abstract": h.paper.abstract} for h in result.hits],
         "timings_ms": result.timings_ms,
     }
 
@@ -191,7 +186,7 @@ def _read_batch(path: Path) -> list[str]:
 
 def _read_batch_objects(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
-        raise PaperchatError(f"{path} does not exist; give a file with one JSON object per line, like {{\"q\": \"...\"}}.")
+        raise PaperchatError(f'{path} does not exist; give a file with one JSON object per line, like {{"q": "..."}}.')
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
         if not line.strip():
@@ -199,9 +194,9 @@ def _read_batch_objects(path: Path) -> list[dict[str, Any]]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise PaperchatError(f"{path}:{number}: not JSON ({exc.msg}); each line must be like {{\"q\": \"...\"}}.") from exc
+            raise PaperchatError(f'{path}:{number}: not JSON ({exc.msg}); each line must be like {{"q": "..."}}.') from exc
         if not isinstance(obj, dict) or not isinstance(obj.get("q"), str):
-            raise PaperchatError(f"{path}:{number}: each line must be an object with a string \"q\".")
+            raise PaperchatError(f'{path}:{number}: each line must be an object with a string "q".')
         rows.append(obj)
     return rows
 
@@ -261,7 +256,7 @@ def _read_json_file(path: Path, option: str) -> object:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise PaperchatError(f"{option} {path}: not valid JSON ({exc}); write a list like [{{\"q\": \"...\", \"result\": {{...}}}}].") from exc
+        raise PaperchatError(f'{option} {path}: not valid JSON ({exc}); write a list like [{{"q": "...", "result": {{...}}}}].') from exc
 
 
 def _read_ask_batch(path: Path) -> list[tuple[str, object]]:
@@ -310,6 +305,8 @@ def serve(
         launch(host=host, port=port)
     except PaperchatError as exc:
         _fail(str(exc), False)
+    except OSError as exc:  # the port is taken, or the address is not this machine's
+        _fail(f"Cannot listen on {host or 'PAPERCHAT_HOST'}:{port or 'PAPERCHAT_PORT'} ({exc}); pick another with --port or --host.", False)
 
 
 def main() -> None:

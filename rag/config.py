@@ -89,7 +89,9 @@ class Settings(BaseSettings):
         default=SecretStr(""),
         description="user:password turns on the app's login page (for a shared deployment). Empty: no login. Never printed.",
     )
-    max_question_chars: int = Field(default=2000, ge=10, description="Longest question the app and its API accept, in characters.")
+    max_question_chars: int = Field(
+        default=2000, ge=10, le=2000, description="Longest question the app and its API accept, in characters (at most 2000, what search takes)."
+    )
     max_upload_mb: int = Field(default=50, ge=1, description="Largest file the app accepts for upload, in megabytes.")
     app_concurrency: int = Field(
         default=4, ge=1, description="Requests the app works on at once; more wait in its queue (the local model drafts one answer at a time)."

@@ -136,11 +136,16 @@ class Comparison:
         writer = csv.writer(buffer)
         writer.writerow(["n", "paper", *self.aspects])
         for n, title, cells in self.rows:
-            writer.writerow([n, title, *cells])
+            writer.writerow([n, *(_inert(c) for c in (title, *cells))])
         return buffer.getvalue()
 
     def to_json(self) -> dict[str, object]:
         return {"aspects": list(self.aspects), "rows": [{"n": n, "title": t, "cells": dict(zip(self.aspects, c, strict=True))} for n, t, c in self.rows]}
+
+
+def _inert(cell: str) -> str:
+    """A cell a spreadsheet will not run: text from an abstract starting with = + - @ would be a formula."""
+    return "'" + cell if cell[:1] in ("=", "+", "-", "@") else cell
 
 
 @dataclass(frozen=True)

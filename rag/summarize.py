@@ -237,7 +237,7 @@ def overview_events(
     lines = [prompts.OVERVIEW_COUNT.format(papers=len(papers), groups=len(groups))]
     for g in groups:
         shown = []
-        for paper_id in g.paper_ids[:REPRESENTATIVES]:
+        for paper_id in [p for p in g.paper_ids if p in by_id][:REPRESENTATIVES]:
             n = len(sources) + 1
             sources.append(Source(n, by_id[paper_id], 1.0, (contribution_sentence(by_id[paper_id]),)))
             shown.append(f"[{n}] {by_id[paper_id].title}")

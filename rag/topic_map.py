@@ -37,7 +37,11 @@ def topic_map(papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], g
         plane = PCA(n_components=2, svd_solver="full" if len(placed) < 500 else "randomized", random_state=0).fit_transform(matrix)
     else:  # PCA needs more points than components; two papers sit side by side
         plane = np.array([[float(i), 0.0] for i in range(len(placed))])
-    topic_of = {paper_id: g.label for g in groups for paper_id in g.paper_ids}
+    # Two topics with the same label would share one colour and one legend entry.
+    labels: list[str] = []
+    for g in groups:
+        labels.append(g.label if g.label not in labels else f"{g.label} ({sum(label.startswith(g.label) for label in labels) + 1})")
+    topic_of = {paper_id: label for g, label in zip(groups, labels, strict=True) for paper_id in g.paper_ids}
     return [
         MapPoint(p.paper_id, p.title, topic_of.get(p.paper_id, "other"), round(float(x), 4), round(float(y), 4))
         for p, (x, y) in zip(placed, plane, strict=True)

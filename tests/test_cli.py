@@ -196,3 +196,15 @@ def test_ask_compare_prints_the_table_and_its_exports() -> None:
     assert result["table_markdown"].startswith("| paper |") and result["table_csv"].startswith("n,paper,")  # type: ignore[index]
     code, text = run("ask", "Compare SureLock and ReST-KV", "--mode", "answer")
     assert code == 0 and "| paper |" not in str(text)
+
+
+def test_serve_on_a_port_in_use_says_so_without_a_traceback() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = runner.invoke(cli.app, ["serve", "--host", "127.0.0.1", "--port", str(port)])
+    assert result.exit_code == 1
+    assert f"Cannot listen on 127.0.0.1:{port}" in result.output and "--port" in result.output and "Traceback" not in result.output

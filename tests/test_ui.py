@@ -345,3 +345,80 @@ def test_first_searches_arriving_together_all_succeed(seeded: Paperchat) -> None
     done = subprocess.run([sys.executable, "-c", FIRST_SEARCHES_TOGETHER, str(seeded.settings.data_dir)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     outcomes = done.stdout.splitlines()
     assert len(outcomes) == 8 and all(o.startswith("ReST-KV") for o in outcomes), done.stdout + done.stderr[-2000:]
+
+
+def test_a_search_during_an_ingest_answers_at_once_instead_of_waiting(seeded: Paperchat) -> None:
+    import threading
+
+    seeded._forget_cached_corpus()  # as after a catalogue change: the lexical index wants checking
+    found: list[str] = []
+    with seeded._ingest_lock():  # an ingest (an upload, or the CLI in another process) is writing
+        searcher = threading.Thread(target=lambda: found.append(seeded.search("KV cache eviction", 1).hits[0].paper.title))
+        searcher.start()
+        searcher.join(timeout=30)
+        assert not searcher.is_alive(), "search waited for the ingest"
+    assert found and found[0].startswith("ReST-KV")
+    assert seeded.search("KV cache eviction", 1).hits and seeded._lexical_checked  # checked once the ingest is over
+
+
+def test_a_missing_model_file_leaves_answers_to_the_evidence_and_says_why(tmp_path: Path) -> None:
+    from rag.chunking import approx_token_counts
+
+    settings = Settings(data_dir=tmp_path / "data", llm_backend="local", llm_model_path=str(tmp_path / "gone.gguf"), _env_file=None)  # type: ignore[call-arg]
+    api = Paperchat(settings, embeddings=HashingEmbeddings(), model="hashing-512", count_tokens=approx_token_counts, max_tokens=256)
+    api.ingest([SEEDS])
+    answer = api.ask("How does ReST-KV evict KV cache entries?")
+    assert answer.extractive and not answer.abstained and "[1]" in answer.text
+    assert api.llm_problem and "gone.gguf" in api.llm_problem
+
+
+def test_an_upload_never_rewrites_a_paper_indexed_from_elsewhere(served: str, seeded: Paperchat, tmp_path: Path) -> None:
+    from gradio_client import Client, handle_file
+
+    original = write_jsonl(
+        tmp_path / "mine.jsonl", [{"id": "p0", "title": "Zebra Nets", "abstract": "We propose Zebra Nets, striped networks for tabular data."}]
+    )
+    seeded.ingest([original])
+    client = Client(served, verbose=False)
+    hostile = write_jsonl(tmp_path / "other.jsonl", [{"id": "p0", "title": "=HYPERLINK(1)", "abstract": "Totally different text about something else."}])
+    with pytest.raises(Exception, match="reuse the id of a paper already in the corpus"):
+        client.predict([handle_file(str(hostile))], api_name="/add_papers")
+    paper = next(p for p in seeded.papers() if p.paper_id == "p0")
+    assert paper.title == "Zebra Nets" and "striped networks" in paper.abstract
+    assert not (seeded.settings.data_dir / "uploads").exists() or not list((seeded.settings.data_dir / "uploads").iterdir())
+
+
+def test_search_endpoint_caps_k(served: str) -> None:
+    from gradio_client import Client
+
+    with pytest.raises(Exception, match="1 to 100"):
+        Client(served, verbose=False).predict("KV cache", 1_000_000, api_name="/search")
+
+
+def test_comparison_csv_cells_never_become_spreadsheet_formulas() -> None:
+    table = Comparison(("results",), ((1, "=HYPERLINK(x)", ("-3 points on X",)), (2, "B", ("+4 on Y",))))
+    rows = table.to_csv().splitlines()
+    assert rows[1] == "1,'=HYPERLINK(x),'-3 points on X" and rows[2] == "2,B,'+4 on Y"
+
+
+def test_outside_images_in_text_are_not_fetched() -> None:
+    assert "![" not in render.cite_links("See ![x](http://evil.example/p.png) [1].")
+    assert "![" not in render.render_hits("q", [hit("T", False, abstract="![x](http://evil.example/p.png)")])
+
+
+def test_topic_map_sampling_keeps_every_topics_share_and_colours_are_distinct() -> None:
+    points = [MapPoint(f"a{i}", "A", "big", i, 0) for i in range(900)] + [MapPoint(f"b{i}", "B", "small", i, 1) for i in range(100)]
+    drawn = render.sample_points(points, 100)
+    assert len(drawn) == 100 and sum(p.topic == "small" for p in drawn) == 10
+    assert render.sample_points(points[:50], 100) == points[:50]
+    assert render.topic_colours(points) == {"big": render.TOPIC_COLOURS[0], "small": render.TOPIC_COLOURS[1]}
+    assert len(set(render.TOPIC_COLOURS)) == 12
+
+
+def test_topics_with_the_same_label_stay_apart_on_the_map() -> None:
+    from rag.topic_map import topic_map
+
+    papers = [paper(f"P{i}") for i in range(4)]
+    vectors = {p.paper_id: [float(i), 1.0, 0.0] for i, p in enumerate(papers)}
+    groups = [Group("kv, cache", ("p0", "p1"), 2), Group("kv, cache", ("p2", "p3"), 2)]
+    assert {p.topic for p in topic_map(papers, vectors, groups)} == {"kv, cache", "kv, cache (2)"}

@@ -9,6 +9,7 @@ follow-ups and the Markdown export read).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
@@ -32,6 +33,13 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 MODES = {"Auto": "auto", "Ask": "answer", "Summarize": "summarize", "Compare": "compare"}
 TABLE_HEADERS = ["title", "area", "status", "paper id"]
 SIMILAR_PAPERS = 6
+MAX_API_RESULTS = 100
+# Points the topic map draws: each is an SVG mark in the browser; beyond this, an even sample.
+MAP_POINTS = 6000  # /search's k: enough for any reader, not a way to download the corpus
+# Every event that searches, drafts or ingests shares one queue slot pool (PAPERCHAT_APP_CONCURRENCY);
+# Gradio's default would give each event its own.
+WORK = "paperchat-work"
+log = logging.getLogger("paperchat.app")
 
 CSS = """
 #sources { max-height: 70vh; overflow-y: auto; }
@@ -98,22 +106,33 @@ def build_app(api: Paperchat) -> gr.Blocks:
     def status_text() -> str:
         from rag.llm import ping
 
-        problem = ping(settings) if api.backend not in ("none",) and settings.llm_backend != "none" else None
-        return render.render_status(api.status(), problem)
+        problem = api.llm_problem or (ping(settings) if settings.llm_backend != "none" and api.chat is not None else None)
+        try:
+            status = api.status()
+        except Exception as exc:  # the status line must say what is wrong, not vanish
+            log.exception("status failed")
+            return f"⚠️ {exc}"
+        return render.render_status(status, problem)
 
     def examples() -> list[str]:
         try:
             papers = api.papers()
-        except PaperchatError:
+            # Topics for examples only when cheap: a large corpus shows plain examples at once.
+            topics = api.topics() if len(papers) <= 2000 else []
+        except Exception:  # no index yet, or the store is unreadable: the status line says which
             return ["What topics does this corpus cover?"]
-        # Topics for examples only when cheap: a large corpus shows plain examples at once.
-        topics = api.topics() if len(papers) <= 2000 else []
         return render.example_questions(papers, topics)
 
     # -- chat ------------------------------------------------------------------------------
 
     def ask(
-        question: str, mode: str, messages: list[dict[str, Any]], turns: list[dict[str, Any]], cards: list[str], about: list[str] | None = None
+        question: str,
+        mode: str,
+        messages: list[dict[str, Any]],
+        turns: list[dict[str, Any]],
+        cards: list[str],
+        about: list[str] | None = None,
+        session: str = "",
     ) -> Iterator[tuple[Any, ...]]:
         question = (question or "").strip()
         if not question:
@@ -146,7 +165,8 @@ def build_app(api: Paperchat) -> gr.Blocks:
                     cards = [*cards, render.render_sources(answer.sources, answer.related, turn=number)]
                     turns = [*turns, {"q": question, "result": answer.to_json()}]
                     table = answer.comparison
-                    folder = downloads / f"{id(turns)}-{number}"
+                    # One folder per browser session, overwritten each turn: nothing piles up.
+                    folder = downloads / (hashlib.sha256(session.encode()).hexdigest()[:16] if session else "anonymous")
                     exported = _write_download(folder, "paperchat-conversation.md", render.export_markdown(turns))
                     hidden = gr.update(value=None, visible=False)
                     tables = (
@@ -159,7 +179,12 @@ def build_app(api: Paperchat) -> gr.Blocks:
                     )
                     yield messages, "", _panel(cards), turns, cards, gr.update(value=exported, visible=True), tables
         except PaperchatError as exc:
-            messages[-1] = {"role": "assistant", "content": f"⚠️ {exc}"}
+            messages[-1] = {"role": "assistant", "content": f"⚠️ {render.html.escape(str(exc))}"}
+            yield messages, question, _panel(cards), turns, cards, gr.update(), gr.update()
+        except Exception as exc:  # a bug or a broken index: say so, keep the question for another try
+            log.exception("answering %r failed", question)
+            text = f"⚠️ Something went wrong ({type(exc).__name__}); the question is back in the box to try again. The server log has the details."
+            messages[-1] = {"role": "assistant", "content": text}
             yield messages, question, _panel(cards), turns, cards, gr.update(), gr.update()
 
     def ask_outputs(result: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -169,8 +194,10 @@ def build_app(api: Paperchat) -> gr.Blocks:
             return (*head, *tables)
         return (*head, tables, tables)
 
-    def chat_stream(question: str, mode: str, messages: list[dict[str, Any]], turns: list[dict[str, Any]], cards: list[str]) -> Iterator[tuple[Any, ...]]:
-        for result in ask(question, mode, messages, turns, cards):
+    def chat_stream(
+        question: str, mode: str, messages: list[dict[str, Any]], turns: list[dict[str, Any]], cards: list[str], request: gr.Request
+    ) -> Iterator[tuple[Any, ...]]:
+        for result in ask(question, mode, messages, turns, cards, session=request.session_hash or ""):
             yield ask_outputs(result)
 
     def clear() -> tuple[Any, ...]:
@@ -195,6 +222,8 @@ def build_app(api: Paperchat) -> gr.Blocks:
 
     def search_api(query: str, k: int = 10) -> dict[str, Any]:
         """Papers for a query, best first: {"query", "results": [{"paper_id", "title", "score", "relevance", "abstract", "url"}]}."""
+        if not 1 <= k <= MAX_API_RESULTS:
+            raise gr.Error(f"k={k}: ask for 1 to {MAX_API_RESULTS} papers.")
         try:
             result = api.search(query, k)
         except PaperchatError as exc:
@@ -214,25 +243,42 @@ def build_app(api: Paperchat) -> gr.Blocks:
 
     # -- explorer --------------------------------------------------------------------------
 
-    def load_table() -> tuple[Any, ...]:
+    def corpus_version() -> int:
+        path = settings.catalog_path
+        return path.stat().st_mtime_ns if path.exists() else 0
+
+    def load_table(text: str, area: str, shown: int) -> tuple[Any, ...]:
+        """The table when the tab opens: sent again only if the corpus changed since this
+        session last saw it (5,358 rows are ~0.8 MB), with the filter in the box applied."""
         import pandas as pd
 
+        version = corpus_version()
+        if version == shown:
+            return gr.update(), gr.update(), shown
         try:
             papers = api.papers()
         except PaperchatError as exc:
             gr.Warning(str(exc))
-            return gr.update(), gr.update()
-        return pd.DataFrame(render.papers_rows(papers), columns=TABLE_HEADERS), gr.update(choices=["", *render.areas(papers)])
+            return gr.update(), gr.update(), shown
+        table = pd.DataFrame(render.papers_rows(papers, text or "", area or ""), columns=TABLE_HEADERS)
+        return table, gr.update(choices=["", *render.areas(papers)]), version
 
-    def load_map() -> Any:
+    def load_map(shown: int) -> tuple[Any, Any, int]:
         # Apart from the table: the first map of a large corpus takes seconds (5,358 papers: ~9 s,
         # once per catalogue version), and the table should not wait for it.
         import pandas as pd
 
+        version = corpus_version()
+        if version == shown:
+            return gr.update(), gr.update(), shown
         try:
-            return pd.DataFrame(render.map_rows(api.topic_map()))
+            points = api.topic_map()
         except PaperchatError:
-            return gr.update()
+            return gr.update(), gr.update(), shown
+        drawn = render.sample_points(points, MAP_POINTS)
+        note = f"Showing {len(drawn):,} of {len(points):,} papers (an even sample; every topic keeps its share)." if len(drawn) < len(points) else ""
+        frame = pd.DataFrame(render.map_rows(drawn))
+        return gr.ScatterPlot(value=frame, color_map=render.topic_colours(points)), note, version
 
     def filter_papers(text: str, area: str) -> Any:
         import pandas as pd
@@ -258,47 +304,72 @@ def build_app(api: Paperchat) -> gr.Blocks:
         hits = [h for h in api.search(f"{paper.title}. {paper.abstract}"[:1500], SIMILAR_PAPERS + 1).hits if h.paper.paper_id != paper_id]
         return render.render_hits(f"papers like {paper.title}", hits[:SIMILAR_PAPERS])
 
-    def ask_about(paper_id: str, messages: list[dict[str, Any]], turns: list[dict[str, Any]], cards: list[str]) -> Iterator[tuple[Any, ...]]:
+    def ask_about(
+        paper_id: str, messages: list[dict[str, Any]], turns: list[dict[str, Any]], cards: list[str], request: gr.Request
+    ) -> Iterator[tuple[Any, ...]]:
         if not paper_id:
             raise gr.Error("Select a paper in the table first.")
-        for result in ask("What problem does this paper address, what does it propose, and what does it report?", "Ask", messages, turns, cards, [paper_id]):
+        question = "What problem does this paper address, what does it propose, and what does it report?"
+        for result in ask(question, "Ask", messages, turns, cards, [paper_id], session=request.session_hash or ""):
             yield (gr.Tabs(selected="chat"), *ask_outputs(result))
 
     # -- uploads ---------------------------------------------------------------------------
 
     def add_papers(files: list[str] | None, progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[str, str]:  # noqa: B008 - Gradio's own idiom
+        from rag.corpus import load_papers
+
         if not files:
             raise gr.Error("Choose one or more .txt, .jsonl or .csv files first.")
         limit = settings.max_upload_mb * 1024 * 1024
-        names: dict[str, str] = {}
-        stored: list[Path] = []
-        uploads = settings.data_dir / "uploads"
-        for file in files:
-            path = Path(file)
-            name = path.name
+        # Every file is checked before any is kept: a refused batch leaves nothing behind.
+        for path in map(Path, files):
             if path.suffix.lower() not in (".txt", ".jsonl", ".json", ".csv"):
-                raise gr.Error(f"{name}: not a .txt, .jsonl or .csv file; nothing was added.")
+                raise gr.Error(f"{path.name}: not a .txt, .jsonl or .csv file; nothing was added.")
             if path.stat().st_size > limit:
                 raise gr.Error(
-                    f"{name} is {path.stat().st_size / 1e6:.1f} MB; the limit is {settings.max_upload_mb} MB "
+                    f"{path.name} is {path.stat().st_size / 1e6:.1f} MB; the limit is {settings.max_upload_mb} MB "
                     "(PAPERCHAT_MAX_UPLOAD_MB). Split it, or run `paperchat ingest FILE`."
                 )
+        uploads = settings.data_dir / "uploads"
+        names: dict[str, str] = {}
+        stored: list[tuple[Path, Path]] = []  # (kept copy, uploaded file)
+        for path in map(Path, files):
             # Kept under the data directory by content, so that the papers' source stays valid after
             # Gradio clears its temporary files, and uploading the same file again changes nothing.
             digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
             target = uploads / f"{path.stem}-{digest}{path.suffix.lower()}"
-            uploads.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
-            names[str(target.resolve())] = name
-            stored.append(target)
+            names[str(target.resolve())] = path.name
+            stored.append((target, path))
+        try:
+            existing = {p.paper_id: p for p in api.papers()}
+        except PaperchatError:
+            existing = {}
+        # An upload adds papers; it never rewrites one already indexed from elsewhere (a record
+        # whose id is taken by a different abstract): that is a job for `paperchat ingest` on the original.
+        clashes = [
+            paper
+            for paper in load_papers([source for _, source in stored], settings.max_abstract_chars).papers
+            if (old := existing.get(paper.paper_id)) is not None and old.abstract_key != paper.abstract_key
+        ]
+        if clashes:
+            listed = "; ".join(f"{render.html.escape(p.paper_id)} ({render.html.escape(p.title[:60])})" for p in clashes[:10])
+            raise gr.Error(
+                f"{len(clashes)} record(s) reuse the id of a paper already in the corpus with a different abstract: {listed}. "
+                "Nothing was added. Give them new ids, or change the original with `paperchat ingest FILE`."
+            )
+        uploads.mkdir(parents=True, exist_ok=True)
+        for target, source in stored:
+            shutil.copyfile(source, target)
+        targets = [target for target, _ in stored]
         progress(0, desc="reading the files")
         try:
-            report = api.ingest(stored, progress=True)
+            report = api.ingest(targets, progress=True)
         except PaperchatError as exc:
             raise gr.Error(str(exc)) from exc
-        for target in stored:
-            # A file none of whose lines became a paper is not kept (it is not a source of anything).
-            if any(e.path == str(target.resolve()) and e.line is None for e in report.errors) or not report.added + report.updated + report.unchanged:
+        kept = {source for p in api.papers() for source in p.sources}
+        for target in targets:
+            # A file none of whose lines became a paper is not kept: it is the source of nothing.
+            if str(target.resolve()) not in kept:
                 target.unlink(missing_ok=True)
         return render.render_report(report, names), status_text()
 
@@ -308,6 +379,8 @@ def build_app(api: Paperchat) -> gr.Blocks:
         turns = gr.State([])
         cards = gr.State([])
         selected = gr.State("")
+        table_version = gr.State(-1)  # the corpus version this session's explorer shows
+        map_version = gr.State(-1)
         with gr.Row():
             gr.Markdown("## paperchat · questions answered from research-paper abstracts, every claim cited")
         status = gr.Markdown(elem_id="status")
@@ -348,6 +421,7 @@ def build_app(api: Paperchat) -> gr.Blocks:
                     like = gr.Button("Find similar papers", elem_id="similar")
                 similar_out = gr.Markdown(elem_id="similar-papers")
                 gr.Markdown("**Topic map**: every paper, placed by its embedding (a 2-D projection), coloured by topic; hover for titles.")
+                map_note = gr.Markdown(elem_id="topic-map-note")
                 topic_map = gr.ScatterPlot(x="x", y="y", color="topic", tooltip=["title", "topic"], elem_id="topic-map", height=520, show_label=False)
             with gr.Tab("Add papers", id="add"):
                 gr.Markdown(
@@ -360,24 +434,35 @@ def build_app(api: Paperchat) -> gr.Blocks:
                 report = gr.Markdown(elem_id="upload-report")
 
         chat_outputs = [chat, question, sources, turns, cards, export, table_md, table_csv]
-        asked = send.click(chat_stream, [question, mode, chat, turns, cards], chat_outputs, api_visibility="private")
-        submitted = question.submit(chat_stream, [question, mode, chat, turns, cards], chat_outputs, api_visibility="private")
-        stop.click(None, cancels=[asked, submitted])
-        reset.click(clear, None, [chat, question, sources, turns, cards, export, table_md, table_csv], cancels=[asked, submitted], api_visibility="private")
+        # One event for the button and Enter, run once at a time per session: a second question
+        # typed while the first streams waits instead of racing it for the same turn number.
+        asked = gr.on(
+            [send.click, question.submit],
+            chat_stream,
+            [question, mode, chat, turns, cards],
+            chat_outputs,
+            api_visibility="private",
+            trigger_mode="once",
+            concurrency_id=WORK,
+        )
+        about_asked = about.click(ask_about, [selected, chat, turns, cards], [tabs, *chat_outputs], api_visibility="private", concurrency_id=WORK)
+        stop.click(None, cancels=[asked, about_asked])
+        reset.click(clear, None, chat_outputs, cancels=[asked, about_asked], api_visibility="private")
         example_list.click(lambda sample: sample[0], example_list, question, api_visibility="private")
 
-        explore.select(load_table, None, [papers_table, area], api_visibility="private").then(load_map, None, topic_map, api_visibility="private")
+        explore.select(load_table, [filter_text, area, table_version], [papers_table, area, table_version], api_visibility="private").then(
+            load_map, map_version, [topic_map, map_note, map_version], api_visibility="private", concurrency_id=WORK
+        )
         filter_text.submit(filter_papers, [filter_text, area], papers_table, api_visibility="private")
         area.change(filter_papers, [filter_text, area], papers_table, api_visibility="private")
         papers_table.select(select_paper, None, [selected, chosen], api_visibility="private")
-        like.click(similar, selected, similar_out, api_visibility="private")
-        about.click(ask_about, [selected, chat, turns, cards], [tabs, *chat_outputs], api_visibility="private")
+        like.click(similar, selected, similar_out, api_visibility="private", concurrency_id=WORK)
 
-        add.click(add_papers, files, [report, status], api_name="add_papers")
+        add.click(add_papers, files, [report, status], api_name="add_papers", concurrency_id=WORK)
 
         demo.load(lambda: (status_text(), gr.Dataset(samples=[[q] for q in examples()])), None, [status, example_list], api_visibility="private")
-        gr.api(ask_api, api_name="ask")
-        gr.api(search_api, api_name="search")
+        gr.api(ask_api, api_name="ask", concurrency_id=WORK)
+        gr.api(search_api, api_name="search", concurrency_id=WORK)
     return demo
 
 
@@ -385,10 +470,6 @@ def start(api: Paperchat, host: str | None = None, port: int | None = None, *, b
     """Serve the app: the queue bounds work in progress (more requests wait, none fail), login
     when PAPERCHAT_AUTH is set, uploads capped. `block=False` returns at once (tests)."""
     settings = api.settings
-    demo = build_app(api)
-    # Models load in the background while the page is already served, so the first question
-    # does not wait for them (bench/RESULTS.md: serve to ready, and to the first answer).
-    threading.Thread(target=api.warm_up, name="paperchat-warm-up", daemon=True).start()
     credentials = settings.auth.get_secret_value()
     auth = None
     if credentials:
@@ -396,6 +477,7 @@ def start(api: Paperchat, host: str | None = None, port: int | None = None, *, b
         if not sep or not user or not password:
             raise PaperchatError("PAPERCHAT_AUTH must be user:password (both non-empty); unset it for no login.")
         auth = (user, password)
+    demo = build_app(api)
     demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=256).launch(
         server_name=host or settings.host,
         server_port=port or settings.port,
@@ -404,9 +486,14 @@ def start(api: Paperchat, host: str | None = None, port: int | None = None, *, b
         show_error=True,
         css=CSS,
         head=HEAD,
-        prevent_thread_lock=not block,
+        prevent_thread_lock=True,
         quiet=not block,
     )
+    # Models load in the background while the page is already served, so the first question
+    # does not wait for them (bench/RESULTS.md: serve to ready, and to the first answer).
+    threading.Thread(target=api.warm_up, name="paperchat-warm-up", daemon=True).start()
+    if block:
+        demo.block_thread()
     return demo
 
 

@@ -64,7 +64,8 @@ def render_hits(query: str, hits: Sequence[Hit]) -> str:
         abstract = paper.abstract
         if len(abstract) > ABSTRACT_PREVIEW_CHARS:
             abstract = abstract[:ABSTRACT_PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"
-        lines += [f"{rank}. **{title}**{generated} · relevance {hit.score:.2f}", f"   > {html.escape(abstract)}", ""]
+        abstract = html.escape(abstract).replace("![", "!&#91;")
+        lines += [f"{rank}. **{title}**{generated} · relevance {hit.relevance:.2f}", f"   > {abstract}", ""]
     return "\n".join(lines)
 
 
@@ -86,7 +87,9 @@ def cite_links(text: str, turn: int = 1) -> str:
         numbers = [n.strip() for n in match.group(1).split(",")]
         return "[" + ", ".join(f'<a class="cite" href="#source-{turn}-{n}">{n}</a>' for n in numbers) + "]"
 
-    return _CITATION.sub(link, html.escape(readable(text), quote=False))
+    # "![x](http://...)" in an abstract or a draft would make the browser fetch an outside image.
+    escaped = html.escape(readable(text), quote=False).replace("![", "!&#91;")
+    return _CITATION.sub(link, escaped)
 
 
 def render_draft(sentences: Sequence[str], sources: Sequence[Source], turn: int = 1) -> str:
@@ -212,6 +215,38 @@ def papers_rows(papers: Iterable[Paper], text: str = "", area: str = "") -> list
 
 def areas(papers: Iterable[Paper]) -> list[str]:
     return sorted({dict(p.extra).get("primary_area", "") for p in papers} - {""})
+
+
+# 12 colours told apart at a glance (Tableau 10 and two more): a corpus overview has up to 12 topics.
+TOPIC_COLOURS = (
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+    "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#17becf", "#8c564b",
+)  # fmt: skip
+
+
+def topic_colours(points: Sequence[MapPoint]) -> dict[str, str]:
+    """A distinct colour per topic, largest topic first (beyond 12 they repeat)."""
+    sizes: dict[str, int] = {}
+    for point in points:
+        sizes[point.topic] = sizes.get(point.topic, 0) + 1
+    ordered = sorted(sizes, key=lambda t: (-sizes[t], t))
+    return {topic: TOPIC_COLOURS[i % len(TOPIC_COLOURS)] for i, topic in enumerate(ordered)}
+
+
+def sample_points(points: Sequence[MapPoint], limit: int) -> list[MapPoint]:
+    """At most `limit` points, every k-th in each topic, so every topic keeps its share and the
+    same corpus always draws the same map."""
+    if len(points) <= limit:
+        return list(points)
+    by_topic: dict[str, list[MapPoint]] = {}
+    for point in points:
+        by_topic.setdefault(point.topic, []).append(point)
+    kept: list[MapPoint] = []
+    for members in by_topic.values():
+        share = max(1, round(len(members) * limit / len(points)))
+        step = len(members) / share
+        kept += [members[int(i * step)] for i in range(share)]
+    return kept[:limit]
 
 
 def map_rows(points: Sequence[MapPoint]) -> dict[str, list[Any]]:
