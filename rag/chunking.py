@@ -33,13 +33,17 @@ def approx_token_counts(texts: Sequence[str]) -> list[int]:
 # Hand-written because the library splitters either need a model download at run time
 # (nltk punkt, spaCy) or split on every period ("e.g.", "et al.", "3.5"), and this runs on
 # every abstract at ingest, where a per-abstract cost of milliseconds would add minutes.
-_ABBREVIATIONS = frozenset("e.g i.e et al etc vs cf fig figs eq eqs sec ref refs approx resp w.r.t i.i.d dr prof".split())
+_ABBREVIATIONS = frozenset(
+    "e.g i.e et al etc vs cf fig figs eq eqs sec ref refs approx resp w.r.t i.i.d dr prof".split()
+)
 # "No. 5" abbreviates "number", but "the answer is no. We ..." ends a sentence.
 _NUMBER_ABBREVIATIONS = frozenset({"no", "nos"})
 # An initial comes before a name, never before these ("batch size B. We show ...").
 _NOT_A_NAME_RE = re.compile(r"(?:We|Our|The|This|These|It)\b")
 # After a sentence end: a capital, a digit, or a lower-case list marker ("(i)", "(b)").
-_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9\u4e00-\u9fff]|\((?:[ivx]{1,4}|[a-h])\)\s)|[。！？]\s*")
+_BOUNDARY = re.compile(
+    r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9\u4e00-\u9fff]|\((?:[ivx]{1,4}|[a-h])\)\s)|[。！？]\s*"
+)
 
 
 def split_sentences(text: str) -> list[str]:

@@ -31,7 +31,9 @@ URL_KEYS = ("url", "link", "pdf_url", "paper_url", "html_url")
 KEYWORD_KEYS = ("keywords", "keyword", "tags", "manual_tags")
 VENUE_KEYS = ("venue", "conference", "journal", "publication_title")
 YEAR_KEYS = ("year", "publication_year", "pub_year")
-KNOWN_KEYS = frozenset(ABSTRACT_KEYS + ID_KEYS + TITLE_KEYS + AUTHOR_KEYS + URL_KEYS + KEYWORD_KEYS + VENUE_KEYS + YEAR_KEYS)
+KNOWN_KEYS = frozenset(
+    ABSTRACT_KEYS + ID_KEYS + TITLE_KEYS + AUTHOR_KEYS + URL_KEYS + KEYWORD_KEYS + VENUE_KEYS + YEAR_KEYS
+)
 
 # A real abstract is ~1,400 characters; under 40 it is a stray line, not a paper.
 MIN_ABSTRACT_CHARS = 40
@@ -118,7 +120,9 @@ def _expand(paths: Sequence[str | Path], errors: list[IngestError]) -> Iterator[
                 errors.append(IngestError(str(raw), f"folder has no supported files ({', '.join(SUPPORTED_SUFFIXES)})"))
             candidates = found
         elif path.suffix.lower() not in SUPPORTED_SUFFIXES:
-            errors.append(IngestError(str(raw), f"unsupported file type {path.suffix or '(none)'}; use {', '.join(SUPPORTED_SUFFIXES)}"))
+            errors.append(
+                IngestError(str(raw), f"unsupported file type {path.suffix or '(none)'}; use {', '.join(SUPPORTED_SUFFIXES)}")
+            )
             continue
         else:
             candidates = [path]
@@ -261,7 +265,9 @@ def _from_mapping(obj: object, path: Path, line: int) -> _Record | IngestError:
     extra = {
         k: normalize_whitespace(str(v))
         for k, v in fields.items()
-        if k not in KNOWN_KEYS and isinstance(v, str | int | float | bool) and 0 < len(str(v).strip()) <= MAX_EXTRA_VALUE_CHARS
+        if k not in KNOWN_KEYS
+        and isinstance(v, str | int | float | bool)
+        and 0 < len(str(v).strip()) <= MAX_EXTRA_VALUE_CHARS
     }
     return _Record(
         abstract=normalize_whitespace(abstract),
@@ -329,7 +335,8 @@ def merge_records(records: Iterable[_Record], errors: list[IngestError]) -> list
                 errors.append(
                     IngestError(
                         record.path,
-                        f"id {record.record_id!r} is already used by a different abstract ({owner[1].path} line {owner[1].line}); skipped this copy",
+                        f"id {record.record_id!r} is already used by a different abstract "
+                        f"({owner[1].path} line {owner[1].line}); skipped this copy",
                         record.line,
                     )
                 )

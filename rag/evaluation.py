@@ -93,7 +93,11 @@ def scifact(root: Path) -> tuple[list[Path], list[Query]]:
         for row in csv.DictReader(handle, delimiter="\t"):
             if int(row["score"]) > 0:
                 gold.setdefault(row["query-id"], set()).add(row["corpus-id"])
-    queries = [Query(obj["_id"], obj["text"], frozenset(gold[obj["_id"]]), "scifact") for obj in _jsonl(folder / "queries_test.jsonl") if obj["_id"] in gold]
+    queries = [
+        Query(obj["_id"], obj["text"], frozenset(gold[obj["_id"]]), "scifact")
+        for obj in _jsonl(folder / "queries_test.jsonl")
+        if obj["_id"] in gold
+    ]
     return [folder / "corpus.jsonl"], queries
 
 
@@ -127,7 +131,9 @@ def _jsonl(path: Path) -> Iterable[dict]:
 # -- running ------------------------------------------------------------------------------
 
 
-def evaluate(dataset: str, data_root: Path, index_dir: Path, base: Settings | None = None, progress: bool = True, limit: int = 0) -> dict[str, object]:
+def evaluate(
+    dataset: str, data_root: Path, index_dir: Path, base: Settings | None = None, progress: bool = True, limit: int = 0
+) -> dict[str, object]:
     loaders = {"scifact": scifact, "iclr": iclr}
     if dataset not in loaders:
         raise PaperchatError(f"Unknown dataset {dataset!r}; use {' or '.join(loaders)}.")

@@ -88,7 +88,7 @@ def is_instruction(sentence: str) -> bool:
 
 
 def language_of(text: str) -> str:
-    """ "zh" when the text is mostly Chinese (a question may name methods in English), else "en"."""
+    """"zh" when the text is mostly Chinese (a question may name methods in English), else "en"."""
     cjk = len(_CJK.findall(text))
     latin = len(_WORD.findall(text))
     return "zh" if cjk and cjk >= latin else "en"

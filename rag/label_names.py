@@ -28,67 +28,12 @@ MIN_FREQUENCY_SUPPORTED_SCORE = 4
 # name a field or a component, never the paper's own contribution.
 GENERIC_ACRONYMS = frozenset(
     {
-        "AI",
-        "API",
-        "ASR",
-        "CNN",
-        "COT",
-        "CPU",
-        "CV",
-        "DIT",
-        "DL",
-        "DNN",
-        "DPO",
-        "FID",
-        "GAN",
-        "GNN",
-        "GPU",
-        "GRPO",
-        "IID",
-        "KL",
-        "KV",
-        "LLM",
-        "LM",
-        "LORA",
-        "LRM",
-        "LVLM",
-        "MCMC",
-        "MDP",
-        "ML",
-        "MLLM",
-        "MLP",
-        "MOE",
-        "MSE",
-        "NLP",
-        "NN",
-        "ODE",
-        "OOD",
-        "PDE",
-        "POMDP",
-        "PPO",
-        "QA",
-        "RAG",
-        "RL",
-        "RLHF",
-        "RLVR",
-        "RNN",
-        "SAE",
-        "SDE",
-        "SFT",
-        "SGD",
-        "SNN",
-        "SOTA",
-        "SSM",
-        "TTS",
-        "VAE",
-        "VIT",
-        "VLA",
-        "VLM",
-        "VQA",
-        "1D",
-        "2D",
-        "3D",
-        "4D",
+        "AI", "API", "ASR", "CNN", "COT", "CPU", "CV", "DIT", "DL", "DNN",
+        "DPO", "FID", "GAN", "GNN", "GPU", "GRPO", "IID", "KL", "KV", "LLM",
+        "LM", "LORA", "LRM", "LVLM", "MCMC", "MDP", "ML", "MLLM", "MLP", "MOE",
+        "MSE", "NLP", "NN", "ODE", "OOD", "PDE", "POMDP", "PPO", "QA", "RAG",
+        "RL", "RLHF", "RLVR", "RNN", "SAE", "SDE", "SFT", "SGD", "SNN", "SOTA",
+        "SSM", "TTS", "VAE", "VIT", "VLA", "VLM", "VQA", "1D", "2D", "3D", "4D",
     }
 )
 
@@ -126,7 +71,9 @@ NAMING_RE = re.compile(
     re.IGNORECASE,
 )
 # What follows a name that introduces it: "X, a ...", "X — a ...", "X: an ...".
-_APPOSITIVE_RE = re.compile(r"^\s*(?:\([^()]*\)\s*)?[,:—]\s*(?:which\s+is\s+)?(?:a|an|the|our|two|three|both)\b")
+_APPOSITIVE_RE = re.compile(
+    r"^\s*(?:\([^()]*\)\s*)?[,:—]\s*(?:which\s+is\s+)?(?:a|an|the|our|two|three|both)\b"
+)
 _WHICH_RE = re.compile(r"^\s*(?:\([^()]*\)\s*)?,\s*(?:which|that)\b")
 _IS_A_RE = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:is|as)\s+(?:\w+ly\s+)?(?:a|an|the)\b")
 _SUBJECT_POSITION_RE = re.compile(r"(?:^|\b(?:the|our|The|Our)\s+)$")
@@ -189,7 +136,9 @@ def _is_coined(token: str) -> bool:
     if any(_part_is_coined(p) for p in parts):
         return True
     # "X-VLA", "α-DPO": a generic acronym specialised by a symbol is a name.
-    return len(parts) > 1 and any(_is_generic(p) for p in parts) and all(_is_generic(p) or len(p) == 1 for p in parts)
+    return len(parts) > 1 and any(_is_generic(p) for p in parts) and all(
+        _is_generic(p) or len(p) == 1 for p in parts
+    )
 
 
 def _is_plain_capitalised(token: str) -> bool:
@@ -199,12 +148,14 @@ def _is_plain_capitalised(token: str) -> bool:
         token[:1].isupper()
         and len(token) > 2
         and not all(_is_generic(p) for p in parts)
-        and all(p.isalpha() and (len(p) == 1 or p.islower() or p[1:].islower() or _is_generic(p)) for p in parts)
+        and all(
+            p.isalpha() and (len(p) == 1 or p.islower() or p[1:].islower() or _is_generic(p)) for p in parts
+        )
     )
 
 
 def _is_lowercase_compound(token: str) -> bool:
-    """ "self-study": a name only when the authors plainly introduce it as one."""
+    """"self-study": a name only when the authors plainly introduce it as one."""
     parts = token.split("-")
     return len(parts) > 1 and all(p.isalpha() and p.islower() for p in parts)
 
@@ -220,7 +171,10 @@ def _explains(words: list[str], acronym: str) -> bool:
     long_form = " ".join(words).lower()
     position = len(long_form) - 1
     for index in range(len(letters) - 1, -1, -1):
-        while position >= 0 and (long_form[position] != letters[index] or (index == 0 and position > 0 and long_form[position - 1].isalnum())):
+        while position >= 0 and (
+            long_form[position] != letters[index]
+            or (index == 0 and position > 0 and long_form[position - 1].isalnum())
+        ):
             position -= 1
         if position < 0:
             return False
@@ -313,7 +267,9 @@ def _plain_word_score(before: str, after: str) -> int:
 
 def _is_modifier(after: str) -> bool:
     """Is the mention used attributively ("OT problems") rather than as a head noun?"""
-    return bool(re.match(r"^\s+[a-z]", after)) and not (_CLAUSE_AFTER_RE.match(after) or _NAME_HEAD_NOUN_RE.match(after))
+    return bool(re.match(r"^\s+[a-z]", after)) and not (
+        _CLAUSE_AFTER_RE.match(after) or _NAME_HEAD_NOUN_RE.match(after)
+    )
 
 
 def _occurrence_score(sentence: str, start: int, end: int, token: str, seen_before: bool = False) -> int:
@@ -388,7 +344,7 @@ def find_name(sentences: list[str], text: str) -> Name | None:
 
 
 def _with_partner(name: Name) -> Name:
-    """ "we propose WeightLens and CircuitLens, two ..." names both."""
+    """"we propose WeightLens and CircuitLens, two ..." names both."""
     partner = re.match(r"^\s+and\s+(" + _TOKEN_RE.pattern + r")(?=\s*,)", name.sentence[name.end :])
     if partner and _is_coined(partner.group(1)):
         end = name.end + partner.end()

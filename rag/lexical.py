@@ -147,7 +147,9 @@ class LexicalIndex:
         old = self._load_tokens()
         changed = [pid for pid, (_, digest) in papers.items() if self._hashes.get(pid) != digest or pid not in old]
         if changed:
-            fresh = self._tokenizer.tokenize([document_text(papers[pid][0]) for pid in changed], update_vocab=True, return_as="ids", show_progress=False)
+            fresh = self._tokenizer.tokenize(
+                [document_text(papers[pid][0]) for pid in changed], update_vocab=True, return_as="ids", show_progress=False
+            )
             old.update(zip(changed, fresh, strict=True))
         ids = list(papers)
         owners: dict[str, list[str]] = {}

@@ -112,22 +112,14 @@ def make_chat_model(settings: Settings) -> BaseChatModel | None:
             raise LLMError("The openai backend needs a key: set PAPERCHAT_OPENAI_API_KEY (or OPENAI_API_KEY) or PAPERCHAT_OPENAI_BASE_URL.")
         # A local server usually ignores the key, but the client refuses to start without one.
         return ChatOpenAI(  # type: ignore[call-arg]  # max_tokens: an alias of max_completion_tokens
-            base_url=settings.openai_base_url or None,
-            model=settings.openai_model,
-            api_key=SecretStr(key or "not-needed"),
-            temperature=settings.llm_temperature,
-            max_tokens=settings.llm_max_tokens,
-            timeout=settings.llm_timeout_s,
-            streaming=True,
+            base_url=settings.openai_base_url or None, model=settings.openai_model, api_key=SecretStr(key or "not-needed"),
+            temperature=settings.llm_temperature, max_tokens=settings.llm_max_tokens, timeout=settings.llm_timeout_s, streaming=True,
         )
     from langchain_ollama import ChatOllama
 
     return ChatOllama(
-        base_url=settings.ollama_base_url,
-        model=settings.ollama_model,
-        temperature=settings.llm_temperature,
-        num_predict=settings.llm_max_tokens,
-        client_kwargs={"timeout": settings.llm_timeout_s},
+        base_url=settings.ollama_base_url, model=settings.ollama_model, temperature=settings.llm_temperature,
+        num_predict=settings.llm_max_tokens, client_kwargs={"timeout": settings.llm_timeout_s},
     )
 
 
@@ -220,14 +212,8 @@ def local_chat_class() -> type[BaseChatModel]:
         def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
             model = kwargs.get("model")
             name = model if isinstance(model, str) else Path(self.model_path).name
-            return LangSmithParams(
-                ls_provider="llamacpp",
-                ls_model_name=name,
-                ls_model_type="chat",
-                ls_temperature=self.temperature,
-                ls_max_tokens=self.max_tokens,
-                ls_stop=stop or self.stop,
-            )
+            return LangSmithParams(ls_provider="llamacpp", ls_model_name=name, ls_model_type="chat",
+                                   ls_temperature=self.temperature, ls_max_tokens=self.max_tokens, ls_stop=stop or self.stop)
 
         def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
             return generate_from_stream(self._stream(messages, stop, run_manager, **kwargs))

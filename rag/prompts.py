@@ -78,6 +78,6 @@ ENGLISH_ONLY = "（当前的本地小模型无法可靠地用中文作答，以�
 NOT_STATED = "The abstract of [{n}] does not say this directly; the answer gives its closest sentences."
 # Compare needs two papers; say how to name them.
 COMPARE_NEEDS_TWO = (
-    'To compare, name two or more papers ("compare SureLock and ReST-KV"), refer to an earlier answer\'s sources '
-    '("compare [1] and [3]"), or name a theme ("how do the Gaussian Splatting papers differ?"); this answers the question instead.'
+    "To compare, name two or more papers (\"compare SureLock and ReST-KV\"), refer to an earlier answer's sources "
+    "(\"compare [1] and [3]\"), or name a theme (\"how do the Gaussian Splatting papers differ?\"); this answers the question instead."
 )

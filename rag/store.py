@@ -70,12 +70,16 @@ class ChunkStore:
         if not metadata:
             return
         ids = list(metadata)
-        self._chroma._collection.update(ids=ids, metadatas=[{**metadata[i], "paper_id": i.rsplit("#", 1)[0], "chunk": int(i.rsplit("#", 1)[1])} for i in ids])
+        self._chroma._collection.update(
+            ids=ids, metadatas=[{**metadata[i], "paper_id": i.rsplit("#", 1)[0], "chunk": int(i.rsplit("#", 1)[1])} for i in ids]
+        )
 
     def count(self) -> int:
         return int(self._chroma._collection.count())
 
-    def search_by_vector(self, vector: Sequence[float], k: int, where: Mapping[str, Any] | None = None, with_text: bool = True) -> list[ChunkHit]:
+    def search_by_vector(
+        self, vector: Sequence[float], k: int, where: Mapping[str, Any] | None = None, with_text: bool = True
+    ) -> list[ChunkHit]:
         """The k nearest chunks. `with_text=False` skips reading the chunk texts: a hybrid
         search fetches ~150 chunks to rank 10 papers and needs the text of only a few."""
         if k <= 0:
