@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from rag.topics import Group
 
 # What small models put before an answer ("The answer is: ..."): not part of the claim.
-_PREAMBLE = re.compile(r"^(?:(?:the\s+)?answer(?:\s+to\s+(?:the|your)\s+question)?(?:\s+is)?\s*:|based on the sources,?)\s*", re.I)
+_PREAMBLE = re.compile(r"^(?:[\s:;,.\-–—]+|(?:the\s+)?answer(?:\s+to\s+(?:the|your)\s+question)?(?:\s+is)?\s*:|based on the sources,?)\s*", re.I)
 # A sentence ending on one of these was cut off mid-way (the model stopped, or copied half).
 _DANGLING = frozenset("a an the and or of with to in for by from on as that which than at its their whose".split())
 # A source must come within this much of the best source's grounding: on the seeds' single-paper
@@ -190,6 +190,7 @@ class Verifier:
         self.by_n = {s.n: s for s in sources}
         self.vectors = vectors
         self._asked = key_terms(question)
+        self._titles = [key_terms(s.paper.title) for s in sources]
         self.dropped: list[tuple[str, str]] = []
         self._kept: list[str] = []
 
@@ -224,9 +225,11 @@ class Verifier:
                 reason = self._why_unsupported(claim, valid)
             self._drop(sentence, reason)
             return None
-        if not key_terms(claim) - self._asked - key_terms(" ".join(self.by_n[n].paper.title for n in supporting)):
-            # "ReST-KV evicts KV cache entries [1]" to "How does ReST-KV evict KV cache entries?", or the
-            # paper's title as a sentence: true, cited, and no answer. Dropped, so the evidence can answer.
+        said = key_terms(claim) - self._asked
+        if not said or any(said <= titled for titled in self._titles):
+            # "ReST-KV evicts KV cache entries [1]" to "How does ReST-KV evict KV cache entries?", or a
+            # paper's title as a sentence (the small model lists titles, even under another paper's
+            # number): no answer. Dropped, so the evidence can answer.
             self._drop(sentence, "says nothing the question and the paper's title do not already say")
             return None
         self._kept.append(claim)

@@ -130,10 +130,28 @@ def test_a_sentence_that_only_echoes_the_question_or_the_title_is_no_answer(corp
     title = next(s.paper.title for s in probe.sources if "ReST-KV" in s.paper.abstract)
     api, answer = ask(corpus, question, f"ReST-KV evicts KV cache entries [1]. {title} [1].")
     echoes = [reason for _, reason in answer.dropped if "nothing the question and the paper's title" in reason]
-    assert len(echoes) == 2
+    assert len(echoes) == 2, answer.dropped
     # Nothing of the draft survived, so the abstract's own sentences answer, with substance.
     assert answer.extractive and "reconstruction" in answer.text
     assert_verified(api, answer)
+
+
+def test_stray_punctuation_before_a_sentence_is_not_shown(corpus: Path) -> None:
+    from rag.answer import Verifier
+
+    api, probe = ask(corpus, "How does ReST-KV evict KV cache entries?")
+    n = n_of(probe, "ReST-KV")
+    checked = Verifier(probe.sources, api.vectors, "How does ReST-KV evict KV cache entries?").check(f",,, : {RESTKV_SENTENCE} [{n}].")
+    assert checked is not None and checked.startswith("ReST-KV formulates")
+
+
+def test_a_papers_title_cited_to_another_paper_is_no_answer_either(corpus: Path) -> None:
+    _, probe = ask(corpus, "Compare SureLock and ReST-KV")
+    surelock = n_of(probe, "SureLock")
+    restkv_title = next(s.paper.title for s in probe.sources if "ReST-KV" in s.paper.abstract)
+    _, answer = ask(corpus, "Compare SureLock and ReST-KV", f"{restkv_title} [{surelock}].")
+    assert restkv_title not in answer.text
+    assert any("nothing the question and the paper's title" in reason for _, reason in answer.dropped)
 
 
 def test_an_empty_draft_falls_back_to_an_extractive_answer(corpus: Path) -> None:
