@@ -183,6 +183,18 @@ def _failure(exc: Exception) -> str:
     return f"{type(exc).__name__}: {_KEY_LIKE.sub('[key hidden]', str(exc))[:200]}"
 
 
+_TITLE_OPENING = re.compile(r"^[^\s:]+(?:\s+[^\s:]+){0,3}:\s")
+
+
+def _looks_like_title(claim: str) -> bool:
+    """"Name: what it is" at the start, or most longer words capitalised: a title, not a sentence."""
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z\-]*", claim) if len(w) > 3]
+    if len(words) < 3:
+        return False
+    capitalised = sum(w[0].isupper() for w in words) / len(words)
+    return bool(_TITLE_OPENING.match(claim)) or capitalised >= 0.7
+
+
 class Verifier:
     """Checks draft sentences one at a time against the shown sources."""
 
@@ -224,6 +236,11 @@ class Verifier:
             else:
                 reason = self._why_unsupported(claim, valid)
             self._drop(sentence, reason)
+            return None
+        if _looks_like_title(claim):
+            # "FLy: Training-Free Loosely Speculative Decoding [8]", "Scalable Time Series Forecasting
+            # via ... [5]": the small model lists (and garbles) titles; a title states nothing.
+            self._drop(sentence, "a title, not a statement")
             return None
         said = key_terms(claim) - self._asked
         if not said or any(said <= titled for titled in self._titles):
