@@ -209,7 +209,7 @@ class Verifier:
     def check(self, sentence: str) -> str | None:
         """The sentence as the answer shows it (with its corrected citation), or None if dropped."""
         sentence = _PREAMBLE.sub("", sentence.strip())
-        claim = strip_citations(sentence).strip()
+        claim = _PREAMBLE.sub("", strip_citations(sentence).strip())  # "[1]: Sparse ..." leaves ": Sparse ..."
         cited = list(dict.fromkeys(citations(sentence)))
         if not claim or len(claim.split()) < MIN_CLAIM_WORDS or claim.endswith(("?", ":")):
             return None  # a fragment, a heading or the question echoed: not a claim, nothing to report
