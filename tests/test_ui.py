@@ -422,3 +422,15 @@ def test_topics_with_the_same_label_stay_apart_on_the_map() -> None:
     vectors = {p.paper_id: [float(i), 1.0, 0.0] for i, p in enumerate(papers)}
     groups = [Group("kv, cache", ("p0", "p1"), 2), Group("kv, cache", ("p2", "p3"), 2)]
     assert {p.topic for p in topic_map(papers, vectors, groups)} == {"kv, cache", "kv, cache (2)"}
+
+
+def test_the_explorer_table_shows_area_and_status_only_when_the_corpus_has_them() -> None:
+    import pandas as pd
+
+    from ui.app import _table
+
+    plain = [paper("A"), paper("B")]
+    assert list(_table(pd, plain, render.papers_rows(plain)).columns) == ["title", "paper id"]
+    rich = [paper("A", primary_area="vision", status="Oral"), paper("B")]
+    table = _table(pd, rich, render.papers_rows(rich, "a"))
+    assert list(table.columns) == ["title", "area", "status", "paper id"] and table.iloc[0, -1] == "a"

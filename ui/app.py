@@ -98,6 +98,14 @@ def _write_download(folder: Path, name: str, text: str) -> str:
     return str(path)
 
 
+def _table(pd: Any, papers: list[Any], rows: list[list[str]]) -> Any:
+    """The explorer's table; the area and status columns only when the corpus has them (the seed
+    lists have neither, and empty columns squeeze the titles)."""
+    every = render.papers_rows(papers)  # decided on the whole corpus, so a filter never moves the columns
+    shown = [i for i, name in enumerate(TABLE_HEADERS) if name in ("title", "paper id") or any(row[i] for row in every)]
+    return pd.DataFrame([[row[i] for i in shown] for row in rows], columns=[TABLE_HEADERS[i] for i in shown])
+
+
 def build_app(api: Paperchat) -> gr.Blocks:
     settings = api.settings
     # Downloads (exports, tables) are files Gradio serves from its own temporary folder.
@@ -260,7 +268,7 @@ def build_app(api: Paperchat) -> gr.Blocks:
         except PaperchatError as exc:
             gr.Warning(str(exc))
             return gr.update(), gr.update(), shown
-        table = pd.DataFrame(render.papers_rows(papers, text or "", area or ""), columns=TABLE_HEADERS)
+        table = _table(pd, papers, render.papers_rows(papers, text or "", area or ""))
         return table, gr.update(choices=["", *render.areas(papers)]), version
 
     def load_map(shown: int) -> tuple[Any, Any, int]:
@@ -287,11 +295,11 @@ def build_app(api: Paperchat) -> gr.Blocks:
             papers = api.papers()
         except PaperchatError as exc:
             raise gr.Error(str(exc)) from exc
-        return pd.DataFrame(render.papers_rows(papers, text, area or ""), columns=TABLE_HEADERS)
+        return _table(pd, papers, render.papers_rows(papers, text, area or ""))
 
     def select_paper(event: gr.SelectData) -> tuple[str, str]:
         row = event.row_value or []
-        paper_id = str(row[3]) if len(row) > 3 else ""
+        paper_id = str(row[-1]) if len(row) > 1 else ""  # the id is the last column
         return paper_id, f"Selected: **{render.html.escape(str(row[0]))}**" if paper_id else ""
 
     def similar(paper_id: str) -> str:
