@@ -434,3 +434,14 @@ def test_the_explorer_table_shows_area_and_status_only_when_the_corpus_has_them(
     rich = [paper("A", primary_area="vision", status="Oral"), paper("B")]
     table = _table(pd, rich, render.papers_rows(rich, "a"))
     assert list(table.columns) == ["title", "area", "status", "paper id"] and table.iloc[0, -1] == "a"
+
+
+def test_client_compares_and_summarizes(served: str) -> None:
+    from gradio_client import Client
+
+    client = Client(served, verbose=False)
+    compared = client.predict("Compare SureLock and ReST-KV", "auto", [], api_name="/ask")
+    assert compared["mode"] == "compare" and len(compared["comparison"]["rows"]) == 2
+    assert compared["table_csv"].startswith("n,paper,") and "| [1]" in compared["table_markdown"]
+    summary = client.predict("What topics does this corpus cover?", "auto", [], api_name="/ask")
+    assert summary["mode"] == "summarize" and "51 papers" in summary["answer"] and "**" in summary["answer"]
