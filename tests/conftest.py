@@ -166,10 +166,12 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """A Playwright Browser (headless Debian Chromium) for the session; each test opens its own
-    context. Skips when /usr/bin/chromium is missing."""
+    """A Playwright Browser (headless Debian Chromium) for one test module; each test opens its own
+    context. Module, not session: Playwright's sync API keeps an event loop running in the main
+    thread while it is open, and later async tests ("Runner.run() cannot be called from a running
+    event loop") must not start inside it. Skips when /usr/bin/chromium is missing."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing (Debian's chromium): `make test` installs it as root; else `sudo apt-get install --no-install-recommends chromium`")
     from playwright.sync_api import sync_playwright
