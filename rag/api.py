@@ -185,10 +185,14 @@ class Paperchat:
                 self._papers = {p.paper_id: p for p in self._existing_catalog().papers()}
             return self._papers
 
+    def corpus_version(self) -> int:
+        """Changes whenever an ingest (here or in another process) changes the corpus; 0 with no index."""
+        path = self.settings.catalog_path
+        return path.stat().st_mtime_ns if path.exists() else 0
+
     def _refresh_if_catalogue_changed(self) -> None:
         # A long-running app must see what a CLI ingest in another process changed.
-        path = self.settings.catalog_path
-        stamp = path.stat().st_mtime_ns if path.exists() else 0
+        stamp = self.corpus_version()
         if self._catalog_stamp != stamp:
             self._forget_cached_corpus()
             self._catalog_stamp = stamp

@@ -24,6 +24,7 @@ import gradio as gr
 
 from rag.api import Paperchat
 from rag.conversation import turns_from_history
+from rag.corpus import SUPPORTED_SUFFIXES, load_papers
 from rag.errors import PaperchatError
 from ui import render
 
@@ -114,7 +115,8 @@ def build_app(api: Paperchat) -> gr.Blocks:
     def status_text() -> str:
         from rag.llm import ping
 
-        problem = api.llm_problem or (ping(settings) if settings.llm_backend != "none" and api.chat is not None else None)
+        chat = api.chat  # built first: building it is what sets api.llm_problem
+        problem = api.llm_problem or (ping(settings) if settings.llm_backend != "none" and chat is not None else None)
         try:
             status = api.status()
         except Exception as exc:  # the status line must say what is wrong, not vanish
@@ -133,6 +135,18 @@ def build_app(api: Paperchat) -> gr.Blocks:
 
     # -- chat ------------------------------------------------------------------------------
 
+    def checked(question: str, empty: str = "Type a question first, e.g. one of the examples below the box.") -> str:
+        """The question, stripped; an empty or overlong one is refused with what to do."""
+        question = (question or "").strip()
+        if not question:
+            raise gr.Error(empty)
+        if len(question) > settings.max_question_chars:
+            raise gr.Error(
+                f"The question is {len(question):,} characters; the limit is {settings.max_question_chars:,} "
+                "(PAPERCHAT_MAX_QUESTION_CHARS). Ask about one thing at a time, or search the explorer."
+            )
+        return question
+
     def ask(
         question: str,
         mode: str,
@@ -142,17 +156,12 @@ def build_app(api: Paperchat) -> gr.Blocks:
         about: list[str] | None = None,
         session: str = "",
     ) -> Iterator[tuple[Any, ...]]:
-        question = (question or "").strip()
-        if not question:
-            raise gr.Error("Type a question first, e.g. one of the examples below the box.")
-        if len(question) > settings.max_question_chars:
-            raise gr.Error(
-                f"The question is {len(question):,} characters; the limit is {settings.max_question_chars:,} "
-                "(PAPERCHAT_MAX_QUESTION_CHARS). Ask about one thing at a time, or search the explorer."
-            )
+        """Yields the chat outputs: chatbot, question box, sources panel, turns, cards, export,
+        table (Markdown), table (CSV)."""
+        question = checked(question)
         number = len(turns) + 1
         messages = [*messages, {"role": "user", "content": question}, {"role": "assistant", "content": render.render_draft([], [])}]
-        yield messages, "", _panel(cards), turns, cards, gr.update(), gr.update()
+        yield messages, "", _panel(cards), turns, cards, gr.update(), gr.update(), gr.update()
         sentences: list[str] = []
         sources: tuple[Any, ...] = ()
         try:
@@ -162,11 +171,11 @@ def build_app(api: Paperchat) -> gr.Blocks:
                     sources = event.sources
                     panel = _panel([*cards, render.render_sources(sources, turn=number)])
                     messages[-1] = {"role": "assistant", "content": render.render_draft(sentences, sources, turn=number)}
-                    yield messages, "", panel, turns, cards, gr.update(), gr.update()
+                    yield messages, "", panel, turns, cards, gr.update(), gr.update(), gr.update()
                 elif event.kind == "sentence":
                     sentences.append(event.text)
                     messages[-1] = {"role": "assistant", "content": render.render_draft(sentences, sources, turn=number)}
-                    yield messages, "", gr.update(), turns, cards, gr.update(), gr.update()
+                    yield messages, "", gr.update(), turns, cards, gr.update(), gr.update(), gr.update()
                 elif event.answer is not None:
                     answer = event.answer
                     messages[-1] = {"role": "assistant", "content": render.render_answer(answer, turn=number)}
@@ -177,36 +186,22 @@ def build_app(api: Paperchat) -> gr.Blocks:
                     folder = downloads / (hashlib.sha256(session.encode()).hexdigest()[:16] if session else "anonymous")
                     exported = _write_download(folder, "paperchat-conversation.md", render.export_markdown(turns))
                     hidden = gr.update(value=None, visible=False)
-                    tables = (
-                        (
-                            gr.update(value=_write_download(folder, "comparison.md", table.to_markdown()), visible=True),
-                            gr.update(value=_write_download(folder, "comparison.csv", table.to_csv()), visible=True),
-                        )
-                        if table
-                        else (hidden, hidden)
-                    )
-                    yield messages, "", _panel(cards), turns, cards, gr.update(value=exported, visible=True), tables
+                    markdown = gr.update(value=_write_download(folder, "comparison.md", table.to_markdown()), visible=True) if table else hidden
+                    csv = gr.update(value=_write_download(folder, "comparison.csv", table.to_csv()), visible=True) if table else hidden
+                    yield messages, "", _panel(cards), turns, cards, gr.update(value=exported, visible=True), markdown, csv
         except PaperchatError as exc:
             messages[-1] = {"role": "assistant", "content": f"⚠️ {render.html.escape(str(exc))}"}
-            yield messages, question, _panel(cards), turns, cards, gr.update(), gr.update()
+            yield messages, question, _panel(cards), turns, cards, gr.update(), gr.update(), gr.update()
         except Exception as exc:  # a bug or a broken index: say so, keep the question for another try
             log.exception("answering %r failed", question)
             text = f"⚠️ Something went wrong ({type(exc).__name__}); the question is back in the box to try again. The server log has the details."
             messages[-1] = {"role": "assistant", "content": text}
-            yield messages, question, _panel(cards), turns, cards, gr.update(), gr.update()
-
-    def ask_outputs(result: tuple[Any, ...]) -> tuple[Any, ...]:
-        # The last element is the pair of table downloads; Gradio wants each output on its own.
-        *head, tables = result
-        if isinstance(tables, tuple):
-            return (*head, *tables)
-        return (*head, tables, tables)
+            yield messages, question, _panel(cards), turns, cards, gr.update(), gr.update(), gr.update()
 
     def chat_stream(
         question: str, mode: str, messages: list[dict[str, Any]], turns: list[dict[str, Any]], cards: list[str], request: gr.Request
     ) -> Iterator[tuple[Any, ...]]:
-        for result in ask(question, mode, messages, turns, cards, session=request.session_hash or ""):
-            yield ask_outputs(result)
+        yield from ask(question, mode, messages, turns, cards, session=request.session_hash or "")
 
     def clear() -> tuple[Any, ...]:
         hidden = gr.update(value=None, visible=False)
@@ -218,11 +213,7 @@ def build_app(api: Paperchat) -> gr.Blocks:
         """Answer a question from the abstracts; the result is `paperchat ask --json`'s document.
         `mode`: auto, answer, summarize or compare. `history`: earlier turns, oldest first, each
         {"q": question, "result": the document this endpoint returned for it}."""
-        question = (question or "").strip()
-        if not question:
-            raise gr.Error("Empty question: pass the question as the first argument.")
-        if len(question) > settings.max_question_chars:
-            raise gr.Error(f"The question is {len(question):,} characters; the limit is {settings.max_question_chars:,} (PAPERCHAT_MAX_QUESTION_CHARS).")
+        question = checked(question, "Empty question: pass the question as the first argument.")
         try:
             return api.ask(question, turns_from_history(history or []), mode=mode).to_json()
         except PaperchatError as exc:
@@ -251,16 +242,12 @@ def build_app(api: Paperchat) -> gr.Blocks:
 
     # -- explorer --------------------------------------------------------------------------
 
-    def corpus_version() -> int:
-        path = settings.catalog_path
-        return path.stat().st_mtime_ns if path.exists() else 0
-
     def load_table(text: str, area: str, shown: int) -> tuple[Any, ...]:
         """The table when the tab opens: sent again only if the corpus changed since this
         session last saw it (5,358 rows are ~0.8 MB), with the filter in the box applied."""
         import pandas as pd
 
-        version = corpus_version()
+        version = api.corpus_version()
         if version == shown:
             return gr.update(), gr.update(), shown
         try:
@@ -276,7 +263,7 @@ def build_app(api: Paperchat) -> gr.Blocks:
         # once per catalogue version), and the table should not wait for it.
         import pandas as pd
 
-        version = corpus_version()
+        version = api.corpus_version()
         if version == shown:
             return gr.update(), gr.update(), shown
         try:
@@ -319,19 +306,17 @@ def build_app(api: Paperchat) -> gr.Blocks:
             raise gr.Error("Select a paper in the table first.")
         question = "What problem does this paper address, what does it propose, and what does it report?"
         for result in ask(question, "Ask", messages, turns, cards, [paper_id], session=request.session_hash or ""):
-            yield (gr.Tabs(selected="chat"), *ask_outputs(result))
+            yield (gr.Tabs(selected="chat"), *result)
 
     # -- uploads ---------------------------------------------------------------------------
 
     def add_papers(files: list[str] | None, progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[str, str]:  # noqa: B008 - Gradio's own idiom
-        from rag.corpus import load_papers
-
         if not files:
             raise gr.Error("Choose one or more .txt, .jsonl or .csv files first.")
         limit = settings.max_upload_mb * 1024 * 1024
         # Every file is checked before any is kept: a refused batch leaves nothing behind.
         for path in map(Path, files):
-            if path.suffix.lower() not in (".txt", ".jsonl", ".json", ".csv"):
+            if path.suffix.lower() not in SUPPORTED_SUFFIXES:
                 raise gr.Error(f"{path.name}: not a .txt, .jsonl or .csv file; nothing was added.")
             if path.stat().st_size > limit:
                 raise gr.Error(
@@ -437,7 +422,7 @@ def build_app(api: Paperchat) -> gr.Blocks:
                     "(one object per line with at least `abstract`; `title`, `id`, `url`, ... are kept) or `.csv` (an `abstract` column). "
                     f"Up to {settings.max_upload_mb} MB a file. Bad lines are listed and skipped; they never change what is already indexed."
                 )
-                files = gr.File(file_count="multiple", file_types=[".txt", ".jsonl", ".json", ".csv"], elem_id="upload", label="Files")
+                files = gr.File(file_count="multiple", file_types=list(SUPPORTED_SUFFIXES), elem_id="upload", label="Files")
                 add = gr.Button("Add to the corpus", variant="primary", elem_id="add-papers")
                 report = gr.Markdown(elem_id="upload-report")
 
