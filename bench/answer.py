@@ -27,11 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rag.answer import _sentences  # noqa: E402
 from rag.api import Paperchat  # noqa: E402
 from rag.config import Settings  # noqa: E402
-from rag.evidence import citations, support  # noqa: E402
 from rag.records import Answer, Turn  # noqa: E402
+from rag.text import citations  # noqa: E402
+from rag.verify import draft_sentences, support  # noqa: E402
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -79,12 +79,13 @@ def bench(backend: str, rows: list[dict], out: list[dict]) -> dict[str, object]:
         if "first_sentence" in times:
             first_sentence.append(times["first_sentence"])
         by_n = {s.n: s.paper for s in answer.sources}
-        for sentence in _sentences(answer.text) if not answer.abstained else []:
+        for sentence in draft_sentences(answer.text) if not answer.abstained else []:
             cited = citations(sentence)
             counts["cites"] += len(cited)
             counts["valid"] += sum(n in by_n for n in cited)
             counts["sentences"] += 1
-            counts["supported"] += bool(cited) and all(n in by_n for n in cited) and support(sentence, [by_n[n] for n in cited], api.vectors).ok
+            checked = bool(cited) and all(n in by_n for n in cited)
+            counts["supported"] += checked and support(sentence, [by_n[n] for n in cited], api.seams.vectors, api.seams.calibration).ok
         cited_ids = {by_n[n].paper_id for n in answer.cited() if n in by_n}
         gold = set(row.get("gold", []))
         if row["kind"] == "out":
@@ -120,7 +121,7 @@ def bench(backend: str, rows: list[dict], out: list[dict]) -> dict[str, object]:
         )
     share = lambda a, b: counts[a] / counts[b] if counts[b] else float("nan")  # noqa: E731
     return {
-        "backend": api.backend,
+        "backend": api.seams.backend,
         "citation validity": share("valid", "cites"),
         "support (checker)": share("supported", "sentences"),
         "right paper cited (single)": share("right", "single"),

@@ -58,7 +58,7 @@ def main() -> None:
         api = Paperchat(settings)
         # Warm up (model load, first-call allocations) outside the timings; the baseline
         # uses the pipeline's own SentenceTransformer, so the model is in memory once.
-        api.embeddings.embed_query("warm up")
+        api.seams.embeddings.embed_query("warm up")
         model = sentence_transformer(settings)
         rss_loaded = peak_rss_mb()
 
@@ -66,7 +66,7 @@ def main() -> None:
         n_chunks = 0
         for path in shard_paths:
             loaded = load_papers([path])
-            texts = [c.embed_text for c in chunk_papers(loaded.papers, api.plan.count_tokens, api.plan.max_tokens)]
+            texts = [c.embed_text for c in chunk_papers(loaded.papers, api.seams.plan.count_tokens, api.seams.plan.max_tokens)]
             started = time.perf_counter()
             model.encode(texts, batch_size=settings.embedding_batch_size, normalize_embeddings=True)
             base_s += time.perf_counter() - started

@@ -62,14 +62,14 @@ def bench(corpus: str, repeat: int) -> list[tuple[str, str]]:
     queries = [json.loads(line)["q"] for line in (ROOT / "bench" / "iclr_dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
 
     rss_start = rss_mb()
-    api.embeddings.embed_query("warm up")
+    api.seams.embeddings.embed_query("warm up")
     rss_model = rss_mb()
     api.search("warm up")  # loads the BM25 index, the paper table and the Chroma collection
     rss_indexes = rss_mb()
 
     from langchain_chroma import Chroma
 
-    plain = Chroma(client=api.store()._chroma._client, collection_name=settings.collection, embedding_function=api.embeddings)
+    plain = Chroma(client=api.seams.store()._chroma._client, collection_name=settings.collection, embedding_function=api.seams.embeddings)
     plain.similarity_search("warm up", k=10)
 
     hybrid_ms: list[float] = []

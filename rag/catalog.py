@@ -53,27 +53,12 @@ class Catalog:
         # (another machine, a wiped data dir) never treats that collection's chunks as orphans.
         self.catalog_id: str = self._db.execute("SELECT value FROM meta WHERE key = 'catalog_id'").fetchone()[0]
 
-    def close(self) -> None:
-        self._db.close()
-
     def entries(self) -> dict[str, Entry]:
         rows = self._db.execute("SELECT record, content_hash, n_chunks FROM papers ORDER BY rowid")
         return {e.paper.paper_id: e for e in (Entry(paper_from_json(r), h, n) for r, h, n in rows)}
 
     def papers(self) -> list[Paper]:
         return [paper_from_json(r) for (r,) in self._db.execute("SELECT record FROM papers ORDER BY rowid")]
-
-    def get(self, paper_ids: Iterable[str]) -> dict[str, Paper]:
-        ids = list(dict.fromkeys(paper_ids))
-        found: dict[str, Paper] = {}
-        # SQLite caps bound parameters (999 on old builds); 500 a query stays under it.
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            for (record,) in self._db.execute(f"SELECT record FROM papers WHERE paper_id IN ({marks})", part):
-                paper = paper_from_json(record)
-                found[paper.paper_id] = paper
-        return found
 
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])

@@ -9,10 +9,10 @@ overlap) so a claim that straddles the cut is still whole in one chunk.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 
 from rag.records import Chunk, Paper
+from rag.text import split_sentences
 
 # Bump when the chunk texts would change for the same paper: the index then re-embeds.
 CHUNKER_VERSION = 2
@@ -28,47 +28,6 @@ TokenCounter = Callable[[Sequence[str]], list[int]]
 
 def approx_token_counts(texts: Sequence[str]) -> list[int]:
     return [math.ceil(len(t.split()) * APPROX_PIECES_PER_WORD) for t in texts]
-
-
-# Hand-written because the library splitters either need a model download at run time
-# (nltk punkt, spaCy) or split on every period ("e.g.", "et al.", "3.5"), and this runs on
-# every abstract at ingest, where a per-abstract cost of milliseconds would add minutes.
-_ABBREVIATIONS = frozenset(
-    "e.g i.e et al etc vs cf fig figs eq eqs sec ref refs approx resp w.r.t i.i.d dr prof".split()
-)
-# "No. 5" abbreviates "number", but "the answer is no. We ..." ends a sentence.
-_NUMBER_ABBREVIATIONS = frozenset({"no", "nos"})
-# An initial comes before a name, never before these ("batch size B. We show ...").
-_NOT_A_NAME_RE = re.compile(r"(?:We|Our|The|This|These|It)\b")
-# After a sentence end: a capital, a digit, or a lower-case list marker ("(i)", "(b)").
-_BOUNDARY = re.compile(
-    r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9\u4e00-\u9fff]|\((?:[ivx]{1,4}|[a-h])\)\s)|[。！？]\s*"
-)
-
-
-def split_sentences(text: str) -> list[str]:
-    sentences: list[str] = []
-    start = 0
-    for match in _BOUNDARY.finditer(text):
-        end = match.end()
-        candidate = text[start:end].strip()
-        word = candidate.rstrip(".!?\"'”’)] ").rsplit(" ", 1)[-1].lstrip("([{\"'“‘")
-        last_word = word.lower()
-        # "et al. Smith", "e.g. BERT", "No. 5" and initials like "J. Doe" are not sentence
-        # ends; a lower-case or Greek letter ("with respect to n.", "tolerance ε.") is a variable.
-        if (
-            last_word in _ABBREVIATIONS
-            or (last_word in _NUMBER_ABBREVIATIONS and text[end : end + 1].isdigit())
-            or (len(word) == 1 and "A" <= word <= "Z" and not _NOT_A_NAME_RE.match(text, end))
-        ):
-            continue
-        if candidate:
-            sentences.append(candidate)
-        start = end
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
 
 
 def chunk_paper(paper: Paper, count_tokens: TokenCounter = approx_token_counts, max_tokens: int = 256) -> list[Chunk]:

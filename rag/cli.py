@@ -3,11 +3,13 @@
 With `--json` every command prints exactly one JSON document on stdout; logs and progress go
 to stderr. Exit codes: 0 success, 1 a user error (the message says what to do), 2 usage.
 Heavy libraries are imported inside commands so that `paperchat --help` stays instant.
+`paperchat serve` is added by the app (ui/serve.py, the `paperchat` entry point): rag never imports ui.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -19,6 +21,7 @@ import typer
 
 from rag.errors import NoIndexError, PaperchatError
 from rag.records import Answer
+from rag.routing import Mode
 
 app = typer.Typer(
     help="Ask questions about research-paper abstracts, offline. Data lives in $PAPERCHAT_DATA_DIR (default ./data).",
@@ -27,6 +30,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+log = logging.getLogger(__name__)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 
 
@@ -40,7 +44,7 @@ def _emit(document: object) -> None:
     sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
 
 
-def _fail(message: str, as_json: bool) -> NoReturn:
+def fail(message: str, as_json: bool) -> NoReturn:
     if as_json:
         _emit({"error": message})
     typer.echo(f"error: {message}", err=True)
@@ -50,7 +54,8 @@ def _fail(message: str, as_json: bool) -> NoReturn:
 def _display_path(path: str) -> str:
     try:
         return os.path.relpath(path)
-    except ValueError:
+    except ValueError as exc:  # another drive (Windows): the absolute path is the one to show
+        log.debug("%s shown absolute: %s", path, exc)
         return path
 
 
@@ -85,7 +90,7 @@ def ingest(
     try:
         report = _api().ingest(targets, prune=prune, progress=True)
     except PaperchatError as exc:
-        _fail(str(exc), as_json)
+        fail(str(exc), as_json)
     document = report.to_json()
     for error in document["errors"]:
         error["path"] = _display_path(error["path"])
@@ -109,7 +114,7 @@ def papers(as_json: JsonFlag = False) -> None:
     try:
         listed = _api().papers()
     except PaperchatError as exc:
-        _fail(str(exc), as_json)
+        fail(str(exc), as_json)
     if as_json:
         _emit([paper_json(p) for p in listed])
         return
@@ -141,7 +146,7 @@ def search(
             return
         result = _search_json(api, query or "", k, options)
     except PaperchatError as exc:
-        _fail(str(exc), as_json)
+        fail(str(exc), as_json)
     if as_json:
         _emit(result)
         return
@@ -204,7 +209,7 @@ def _read_batch_objects(path: Path) -> list[dict[str, Any]]:
 @app.command()
 def ask(
     question: Annotated[str | None, typer.Argument(help="Your question, in English or Chinese.")] = None,
-    mode: Annotated[str, typer.Option(help="auto (chosen by the wording), answer, summarize or compare.")] = "auto",
+    mode: Annotated[Mode, typer.Option(help="auto: chosen by the wording.")] = Mode.AUTO,
     history: Annotated[Path | None, typer.Option("--history", help='Earlier turns, a JSON list [{"q": ..., "result": <ask --json output>}],')] = None,
     questions: Annotated[Path | None, typer.Option("--questions", help='Batch: JSON lines {"q": ..., "history": [...]}; prints a JSON list.')] = None,
     where: Annotated[list[str] | None, typer.Option("--where", help="Only papers with FIELD=VALUE (repeatable), as for search.")] = None,
@@ -213,9 +218,6 @@ def ask(
     """Answer a question from the abstracts; every sentence cites the paper it rests on."""
     if (question is None) == (questions is None):
         typer.echo("error: give a QUESTION or --questions FILE (not both).", err=True)
-        raise typer.Exit(2)
-    if mode not in ("auto", "answer", "summarize", "compare"):
-        typer.echo(f"error: --mode {mode!r}: use auto, answer, summarize or compare.", err=True)
         raise typer.Exit(2)
     try:
         api = _api()
@@ -226,7 +228,7 @@ def ask(
         earlier = _read_json_file(history, "--history") if history is not None else []
         document = _ask_json(api, question or "", earlier, filters, mode)
     except PaperchatError as exc:
-        _fail(str(exc), as_json)
+        fail(str(exc), as_json)
     if as_json:
         _emit(document)
         return
@@ -243,7 +245,7 @@ def ask(
         typer.echo(f"  [{row['n']}] {row['title']}  ({row['paper_id']})" if "n" in row else f"  - {row['title']}  ({row['paper_id']})")
 
 
-def _ask_json(api: Any, question: str, history: object, where: dict[str, str], mode: str = "auto") -> dict[str, object]:
+def _ask_json(api: Any, question: str, history: object, where: dict[str, str], mode: Mode = Mode.AUTO) -> dict[str, object]:
     from rag.conversation import turns_from_history
 
     answer: Answer = api.ask(question, turns_from_history(history), where=where or None, mode=mode)
@@ -284,34 +286,8 @@ def eval_retrieval(
     try:
         summary = evaluate(dataset, data_root, index_dir or settings.data_dir / "eval" / dataset, settings, limit=limit)
     except PaperchatError as exc:
-        _fail(str(exc), as_json)
+        fail(str(exc), as_json)
     if as_json:
         _emit(summary)
     else:
         typer.echo(to_markdown(summary))
-
-
-@app.command()
-def serve(
-    host: Annotated[str | None, typer.Option(help="Address to listen on (default PAPERCHAT_HOST, 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port (default PAPERCHAT_PORT, 7860).")] = None,
-) -> None:
-    """Start the Gradio app."""
-    # The one place `rag` reaches into `ui`: the command line is the composition root
-    # for the app, and the import is deferred so that no other command pays for Gradio.
-    from ui.app import launch
-
-    try:
-        launch(host=host, port=port)
-    except PaperchatError as exc:
-        _fail(str(exc), False)
-    except OSError as exc:  # the port is taken, or the address is not this machine's
-        _fail(f"Cannot listen on {host or 'PAPERCHAT_HOST'}:{port or 'PAPERCHAT_PORT'} ({exc}); pick another with --port or --host.", False)
-
-
-def main() -> None:
-    app()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,4 +1,5 @@
-"""Comparisons: the papers a request names, lined up aspect by aspect.
+"""The compare mode: the papers a request names, lined up aspect by aspect in a table, then a
+paragraph of similarities and differences drafted from the table's cells and verified.
 
 Each cell is one sentence of that paper's own abstract, chosen for the aspect by the words that
 signal it ("we propose" for the approach, "dataset"/"benchmark" for the data, "x faster"/"memory"
@@ -10,10 +11,18 @@ which is why the cue words are strict and an unmatched aspect says so instead of
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
-from rag.evidence import CONTRIBUTION, sentences_of
-from rag.records import NOT_STATED, Comparison, Source
+from rag import prompts
+from rag.context import Context, Request, ms_since
+from rag.conversation import referenced
+from rag.evidence import CONTRIBUTION, grounding, sentences_of
+from rag.records import NOT_STATED, Answer, AnswerEvent, Comparison, Hit, Source
+from rag.routing import Mode
+from rag.text import cite, language_of
+from rag.verify import Draft, Verifier, draft_messages
 
 ASPECTS: tuple[str, ...] = ("problem", "approach", "data or benchmarks", "reported results", "efficiency or cost", "stated limitations")
 # Most papers a table lines up: beyond six, rows stop fitting a screen and a summary serves better.
@@ -75,3 +84,89 @@ def aspect_cells(source: Source) -> tuple[str, ...]:
             taken.add(best)
             cells[aspect] = sentences[best]
     return tuple(cells.get(aspect, NOT_STATED) for aspect in ASPECTS)
+
+
+# Where a comparison request separates the things it compares.
+_SEPARATORS = re.compile(r"\s*(?:,|;|:|\band\b|\bwith\b|\bvs\.?|\bversus\b|\bor\b|\bfrom\b|\bto\b|和|与|跟|及|、|，)\s*", re.I)
+_REQUEST_WORDS = re.compile(
+    r"\b(?:compare|comparing|contrast|differences?|differ|between|how|do|does|what|which|are|is|the|their|approaches?|faster|better|"
+    r"more|less|papers?|paper's|s)\b|比较|对比|一下|有什么|区别|不同|哪个|更快|更好|[?？]",
+    re.I,
+)
+
+
+def comparison_parts(question: str) -> list[str]:
+    """The phrases of a comparison request that each describe one paper: "Contrast MICLIP with
+    the Circuit Insights paper" → ["MICLIP", "Circuit Insights"]."""
+    parts = [" ".join(_REQUEST_WORDS.sub(" ", part).split()) for part in _SEPARATORS.split(question)]
+    return [part for part in parts if len(part) >= 3]
+
+
+def papers_to_compare(request: Request, ctx: Context) -> list[Hit]:
+    """The papers a comparison request means, in its order: sources of an earlier answer it
+    refers to ("[1] and [3]", "them"), papers it names, papers its phrases describe ("the
+    Circuit Insights paper"), else the papers of a theme ("the Gaussian Splatting papers")."""
+    question, corpus, cal = request.question, ctx.corpus, ctx.calibration
+    papers = corpus.papers_by_id()
+    chosen: dict[str, Hit] = {}
+    for paper_id in [*referenced(question, request.history), *corpus.papers_named(question)]:
+        if paper_id in papers:
+            chosen.setdefault(paper_id, Hit(papers[paper_id], 1.0, relevance=1.0))
+    parts = comparison_parts(question)
+    if len(chosen) < 2 and len(parts) >= 2:
+        for part in (p for p in parts if not corpus.papers_named(p)):
+            hits = corpus.search(part, 1, where=request.where).hits
+            if hits and grounding(part, hits[0], cal) >= cal.min_grounding:
+                chosen.setdefault(hits[0].paper.paper_id, hits[0])
+    if len(chosen) < 2:
+        theme = " ".join(parts) or question
+        for hit in corpus.search(theme, MAX_PAPERS, where=request.where).hits:
+            if grounding(theme, hit, cal) >= cal.min_grounding:
+                chosen.setdefault(hit.paper.paper_id, hit)
+    return list(chosen.values())[:MAX_PAPERS]
+
+
+def compare_events(request: Request, hits: Sequence[Hit], ctx: Context) -> Iterator[AnswerEvent]:
+    """Compare the papers of `hits` (in the order the request named them): the table first
+    (excerpts, true by construction), then the verified paragraph."""
+    timings = {"retrieve": request.elapsed_ms()}
+    question = request.question
+    language = language_of(question)
+    papers = [Source(n, hit.paper, hit.relevance) for n, hit in enumerate(hits, start=1)]
+    table = compare(papers)
+    stated = {n: tuple(c for c in cells if c != NOT_STATED) for n, _, cells in table.rows}
+    sources = [replace(s, evidence=stated.get(s.n, ())) for s in papers[: len(table.rows)]]
+    timings["evidence"] = request.elapsed_ms()
+    timings["first_visible"] = request.elapsed_ms()
+    yield AnswerEvent("sources", sources=tuple(sources))
+    verifier = Verifier(sources, ctx.vectors, question, ctx.calibration)
+    # One sentence more than an answer: a comparison has a paper more to speak of.
+    limit = ctx.max_sentences + 1
+    draft = Draft(ctx.chat, draft_messages(question, sources, limit, prompts.COMPARE_USER), verifier, limit)
+    mark = time.perf_counter()
+    for sentence in draft:
+        yield AnswerEvent("sentence", text=sentence)
+    if ctx.chat is not None:
+        timings["draft"] = ms_since(mark)
+    notes = [prompts.BACKEND_FAILED.format(failure=draft.failure, instead=prompts.COMPARE_INSTEAD)] if draft.failure else []
+    # Without a (surviving) draft, the paragraph states each paper's approach in its own words.
+    approaches = [cite(cells[1], [n]) for n, _, cells in table.rows if cells[1] != NOT_STATED]
+    text = " ".join(draft.kept) if draft.kept else " ".join(approaches) or prompts.COMPARE_NOTHING_STATED
+    if language == "zh":
+        notes.append(prompts.ENGLISH_ONLY)
+    timings["total"] = request.elapsed_ms()
+    answer = Answer(
+        question=question,
+        text=text,
+        mode=Mode.COMPARE,
+        sources=tuple(sources),
+        dropped=tuple(verifier.dropped),
+        backend=ctx.backend,
+        language=language,
+        extractive=not draft.kept,
+        notes=tuple(notes),
+        query=question,
+        timings_ms=timings,
+        comparison=table,
+    )
+    yield AnswerEvent("final", answer=answer)

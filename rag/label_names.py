@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.text import is_coined
+
 # Evidence scores (see _occurrence_score). A name needs MIN_NAME_SCORE, so a
 # coined token that is merely mentioned (a baseline, a dataset) cannot win.
 MIN_NAME_SCORE = 5
@@ -110,20 +112,14 @@ def _is_generic(token: str) -> bool:
 
 
 def _part_is_coined(part: str) -> bool:
-    """Does one hyphen-separated part look invented (CamelCase, acronym, digits)?"""
-    letters = [c for c in part if c.isalpha()]
-    if not letters or _is_generic(part):
+    """Does one hyphen-separated part look invented? `rag.text.is_coined`, less what looks coined
+    but never names a contribution: a generic acronym ("LLM"), a size, ordinal or dimension ("7B",
+    "2nd", "3D"), digits after plain lower-case letters ("x2"; "sleep2vec" and "WinT3R" stay)."""
+    if not is_coined(part) or _is_generic(part) or re.fullmatch(r"\d+[A-Za-z]{1,2}", part):
         return False
-    # Sizes, ordinals and dimensions ("7B", "2nd", "3D") are not names.
-    if re.fullmatch(r"\d+[A-Za-z]{1,2}", part):
-        return False
-    uppers = sum(c.isupper() for c in letters)
     if any(c.isdigit() for c in part):
-        # "WinT3R", "T1", "π3", "sleep2vec"
-        return uppers >= 1 or not part.isascii() or bool(re.search(r"[a-z]\d+[a-z]", part))
-    if len(letters) < 2:
-        return False
-    return uppers == len(letters) or uppers >= 2 or (part[0].islower() and uppers >= 1)
+        return any(c.isupper() for c in part) or not part.isascii() or bool(re.search(r"[a-z]\d+[a-z]", part))
+    return True
 
 
 def _is_coined(token: str) -> bool:

@@ -9,15 +9,15 @@ tuned by comparing labels with the true titles of real papers.
 Shape of a label: "<Name>: <gist>" when the abstract introduces a named
 method/system/benchmark ("we propose WinT3R, a feed-forward ..."), otherwise
 the gist of the contribution sentence (or of the first sentence). Finding
-the name is `rag.label_names`; sentences come from `rag.chunking`.
+the name is `rag.label_names`; sentences and LaTeX styles come from `rag.text`.
 """
 
 from __future__ import annotations
 
 import re
 
-from rag.chunking import split_sentences
 from rag.label_names import ADVERBS, INTRO_VERB, NAMING_RE, Name, expansion_of, find_name
+from rag.text import split_sentences, unwrap_latex_styles
 
 # Users see labels in a one-line list; longer strings get truncated by the UI.
 MAX_LABEL_CHARS = 100
@@ -143,13 +143,7 @@ def _clean(text: str) -> str:
     text = re.sub(r"[\u2010\u2011]", "-", text)  # Unicode hyphens would split names
     # Citations and links are noise in a title ("Di[M]O zhu2025di").
     text = re.sub(r"\\(?:cite[a-z]*|ref|eqref|url|href|footnote)\*?(?:\[[^\]]*\])*\{[^{}]*\}", "", text)
-    for _ in range(2):  # formatting commands may be nested once
-        text = re.sub(
-            r"\\(?:textbf|textit|textsc|texttt|textrm|emph|mathrm|mathbf|mathit|mathsf|mathtt|mathcal"
-            r"|mathbb|boldsymbol|text|underline)\s*\{([^{}]*)\}",
-            r"\1",
-            text,
-        )
+    text = unwrap_latex_styles(text)
     # Inline math only: "$\textbf{DA}$$^{2}$" is two adjacent formulas, not display math.
     text = re.sub(r"\$([^$]*)\$", _unwrap_math, text)
     text = re.sub(r"\\[A-Za-z]+\*?", "", text)

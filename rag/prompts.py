@@ -4,7 +4,7 @@ The default model is SmolLM2-135M-Instruct: it follows one short instruction, co
 shown, and loses anything said more than ~300 tokens earlier. So the answer prompt is short,
 puts the instruction *after* the sources (closest to where it writes), shows each source as
 "[n] sentence" lines so that copying a line copies its citation, and asks for few sentences.
-Correctness does not rest on the prompt: rag/answer.py verifies every sentence anyway.
+Correctness does not rest on the prompt: rag/verify.py checks every sentence anyway.
 """
 
 from __future__ import annotations
@@ -60,20 +60,34 @@ CONDENSE_QUESTION = (
 )
 
 # With a capable backend: the verified English answer put into the reader's language. The
-# citations and numbers must survive unchanged; rag/answer.py checks that they did.
+# citations and numbers must survive unchanged; rag/verify.py checks that they did.
 TRANSLATE_ANSWER = (
     "Translate the following answer into Simplified Chinese. Keep every citation like [1] exactly where it is, "
     "keep names of methods, datasets and all numbers unchanged. Reply with the translation only.\n\n{answer}"
 )
 
-# Abstaining: plain, claims nothing, and says what the corpus is.
+# Abstaining: plain, claims nothing, and says what the corpus is. In the question's language
+# when there is a message for it, else in English.
 ABSTAIN = {
     "en": "Nothing in the corpus ({papers} papers) seems to be about this, so there is nothing to cite. "
     "The nearest papers are listed below as possibly related; none of them answers the question.",
     "zh": "语料库（{papers} 篇论文）中没有与此相关的内容，因此无法引用任何来源回答。下面列出最接近的论文，仅供参考，它们并不能回答这个问题。",
 }
+
+
+def abstain(language: str, papers: int) -> str:
+    return ABSTAIN.get(language, ABSTAIN["en"]).format(papers=f"{papers:,}")
+
+
 # The local default model cannot write Chinese; say so rather than answer in broken Chinese.
 ENGLISH_ONLY = "（当前的本地小模型无法可靠地用中文作答，以下用英文回答，每句均附引用。可在设置中接入更强的模型以获得中文回答。）"
+# When the drafting model fails or writes nothing checkable, each mode says what it shows instead.
+BACKEND_FAILED = "The LLM backend failed ({failure}); {instead}."
+ANSWER_INSTEAD = "this answer is built from the abstracts' own sentences"
+COMPARE_INSTEAD = "the comparison is the table of the abstracts' own sentences"
+SUMMARY_INSTEAD = "the summary is the papers' own sentences, without an overview paragraph"
+DRAFT_UNSUPPORTED = "No sentence of the model's draft was supported by the sources; this answer is built from the abstracts' own sentences."
+COMPARE_NOTHING_STATED = "The abstracts state none of the compared aspects; see the table."
 # A question about a specific paper whose abstract says nothing close to it.
 NOT_STATED = "The abstract of [{n}] does not say this directly; the answer gives its closest sentences."
 # Compare needs two papers; say how to name them.

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from dataclasses import dataclass, field
+from typing import Literal
+
+from rag.routing import Mode
+from rag.text import citations
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,7 @@ class Answer:
 
     question: str
     text: str
-    mode: str = "answer"
+    mode: Mode = Mode.ANSWER
     abstained: bool = False
     sources: tuple[Source, ...] = ()
     # When abstaining: the nearest papers, shown as "possibly related", claiming nothing.
@@ -170,7 +173,7 @@ class Answer:
     comparison: Comparison | None = None  # mode "compare": the table the text discusses
 
     def cited(self) -> list[int]:
-        return sorted({int(n) for group in re.findall(r"\[(\d+(?:\s*,\s*\d+)*)\]", self.text) for n in group.split(",")})
+        return sorted(set(citations(self.text)))
 
     def to_json(self) -> dict[str, object]:
         """The `paperchat ask --json` contract, also the app's `/ask` endpoint: a valid history turn's "result" as is."""
@@ -206,6 +209,38 @@ class Answer:
             "table_markdown": table.to_markdown() if table else "",
             "table_csv": table.to_csv() if table else "",
         }
+
+
+@dataclass(frozen=True)
+class Group:
+    """Papers grouped by content (a summary's sub-theme, a corpus topic)."""
+
+    label: str  # its distinctive words, e.g. "gaussian, splatting, avatars"
+    paper_ids: tuple[str, ...]  # closest to the group's centre first
+    size: int
+
+
+@dataclass(frozen=True)
+class AnswerEvent:
+    """What an answer streams: its sources as soon as they are known, each verified sentence,
+    then the final answer."""
+
+    kind: Literal["sources", "sentence", "final"]
+    sources: tuple[Source, ...] = ()
+    text: str = ""  # "sentence": one verified sentence with its citation
+    answer: Answer | None = None  # "final"
+    groups: tuple[Group, ...] = ()  # "final" of a summary: its sub-themes, for grouped display
+
+
+@dataclass(frozen=True)
+class MapPoint:
+    """A paper on the topic map."""
+
+    paper_id: str
+    title: str
+    topic: str  # the label of its corpus topic
+    x: float
+    y: float
 
 
 @dataclass(frozen=True)

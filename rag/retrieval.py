@@ -13,26 +13,19 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from rag.calibration import MINILM, Calibration
 from rag.errors import PaperchatError
 from rag.lexical import LexicalIndex
 from rag.records import Hit, Paper
 from rag.store import ChunkStore
 
-Mode = Literal["dense", "bm25", "hybrid"]
+SearchMode = Literal["dense", "bm25", "hybrid"]
 Fusion = Literal["rrf", "weighted"]
-MODES: tuple[Mode, ...] = ("dense", "bm25", "hybrid")
+SEARCH_MODES: tuple[SearchMode, ...] = ("dense", "bm25", "hybrid")
 FUSIONS: tuple[Fusion, ...] = ("rrf", "weighted")
 
-# Candidates each side brings to the fusion: at least MIN_CANDIDATES papers (2k for larger k),
-# from CHUNKS_PER_PAPER chunks a wanted paper (abstracts are ~2 chunks). Measured at k=10 on the
-# ICLR dev set and 150 SciFact claims: (3 chunks, 50 papers) and (2, 30) give the same Recall@5,
-# MRR@10 and nDCG@10 to the third decimal, and (2, 30) cuts the time Chroma takes by a third (21 -> 14 ms).
-CHUNKS_PER_PAPER = 2
-MIN_CANDIDATES = 30
 # The usual RRF constant (Cormack et al. 2009): dampens the difference between ranks 1 and 2.
 RRF_K = 60
-# Weighted fusion: share of the dense side after min-max normalising each side's scores.
-DENSE_WEIGHT = 0.5
 MAX_QUERY_CHARS = 2000
 NAMED_RELEVANCE = 1.0
 
@@ -62,19 +55,22 @@ def search(
     lexical: LexicalIndex,
     lookup: PaperLookup,
     k: int = 10,
-    mode: Mode = "hybrid",
+    mode: SearchMode = "hybrid",
     fusion: Fusion = "weighted",
     allowed: set[str] | None = None,
+    cal: Calibration = MINILM,
 ) -> SearchResult:
-    """`allowed`: only these paper ids (metadata filters resolved by the caller); None: all."""
-    if mode not in MODES:
-        raise PaperchatError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
+    """`allowed`: only these paper ids (metadata filters resolved by the caller); None: all.
+    Each side brings at least `cal.min_candidates` papers (2k for larger k) to the fusion, from
+    `cal.chunks_per_paper` dense chunks a wanted paper (abstracts are ~2 chunks)."""
+    if mode not in SEARCH_MODES:
+        raise PaperchatError(f"Unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}.")
     if fusion not in FUSIONS:
         raise PaperchatError(f"Unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}.")
     query = clean_query(query)
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    candidates = max(MIN_CANDIDATES, 2 * k)
+    candidates = max(cal.min_candidates, 2 * k)
 
     dense: dict[str, tuple[float, str]] = {}  # paper_id -> (best chunk's cosine, its chunk id)
     if mode != "bm25":
@@ -82,7 +78,7 @@ def search(
         timings["embed"] = _ms(started)
         mark = time.perf_counter()
         where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
-        fetch = candidates * CHUNKS_PER_PAPER
+        fetch = candidates * cal.chunks_per_paper
         while allowed is None or allowed:
             chunk_hits = store.search_by_vector(vector, fetch, where, with_text=False)
             for hit in chunk_hits:
@@ -112,7 +108,7 @@ def search(
     elif fusion == "rrf":
         fused = reciprocal_rank_fusion([dense_ranked, [p for p, _ in lexical_hits]])
     else:
-        fused = weighted_fusion({p: s for p, (s, _) in dense.items()}, dict(lexical_hits))
+        fused = weighted_fusion({p: s for p, (s, _) in dense.items()}, dict(lexical_hits), cal.dense_weight)
     ranked = sorted(fused, key=lambda p: fused[p], reverse=True)
     if named:
         # Exact names first, in fused order; a named paper neither side retrieved still comes.
@@ -165,7 +161,7 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) ->
     return fused
 
 
-def weighted_fusion(dense: Mapping[str, float], lexical: Mapping[str, float], dense_weight: float = DENSE_WEIGHT) -> dict[str, float]:
+def weighted_fusion(dense: Mapping[str, float], lexical: Mapping[str, float], dense_weight: float = MINILM.dense_weight) -> dict[str, float]:
     """Min-max normalise each side over its candidates, then a weighted sum (absent = 0)."""
     dense_n, lexical_n = _min_max(dense), _min_max(lexical)
     return {p: dense_weight * dense_n.get(p, 0.0) + (1 - dense_weight) * lexical_n.get(p, 0.0) for p in set(dense) | set(lexical)}

@@ -12,10 +12,27 @@ bench/routing_dev.jsonl by tests/test_routing.py.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from enum import StrEnum
 
-Route = Literal["answer", "summarize", "compare"]
-ROUTES: tuple[Route, ...] = ("answer", "summarize", "compare")
+from rag.errors import PaperchatError
+
+
+class Mode(StrEnum):
+    """What a request asks for. The one list of modes: the CLI's --mode, the app's mode buttons
+    and the `mode` of every answer come from here."""
+
+    AUTO = "auto"  # decided by the wording (`route`)
+    ANSWER = "answer"
+    SUMMARIZE = "summarize"
+    COMPARE = "compare"
+
+
+def parse_mode(text: str) -> Mode:
+    try:
+        return Mode(text)
+    except ValueError:
+        raise PaperchatError(f"Unknown mode {text!r}; use {', '.join(Mode)}.") from None
+
 
 _COMPARE = re.compile(
     r"\b(?:compare|comparing|comparison|contrast|differ|differs|difference|differences|different|vs\.?|versus|consistent with)\b"
@@ -47,9 +64,10 @@ _PLURAL = re.compile(
 )
 
 
-def route(question: str) -> Route:
+def route(question: str) -> Mode:
+    """The mode a question's wording asks for: never AUTO."""
     if _COMPARE.search(question) and not _REPORTED_COMPARISON.search(question):
-        return "compare"
+        return Mode.COMPARE
     if _SUMMARIZE.search(question) and (not _ONE_PAPER.search(question) or _PLURAL.search(question)):
-        return "summarize"
-    return "answer"
+        return Mode.SUMMARIZE
+    return Mode.ANSWER

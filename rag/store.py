@@ -30,9 +30,8 @@ ID_PAGE_SIZE = 5000
 class ChunkStore:
     """Chunks with their vectors; the seam is langchain's `Chroma` vector store."""
 
-    def __init__(self, chroma: Chroma, description: str) -> None:
+    def __init__(self, chroma: Chroma) -> None:
         self._chroma = chroma
-        self.description = description
 
     @property
     def embeddings(self) -> Embeddings:
@@ -190,4 +189,4 @@ def make_store(settings: Settings, embeddings: Embeddings, model: str, create: b
             "PAPERCHAT_COLLECTION (or a new PAPERCHAT_DATA_DIR) and ingest again."
         )
     chroma = Chroma(client=client, collection_name=settings.collection, embedding_function=embeddings)
-    return ChunkStore(chroma, description)
+    return ChunkStore(chroma)

@@ -1,4 +1,4 @@
-"""The topic map: every paper as a point on a plane, coloured by its corpus topic.
+"""The corpus at a glance: its topics, and every paper as a point on a plane, coloured by topic.
 
 A linear projection (PCA, scikit-learn) of the papers' stored embeddings, not t-SNE or UMAP:
 it takes ~0.1 s for 20,000 papers instead of minutes, is the same on every run (no random
@@ -8,21 +8,20 @@ layout to confuse a returning user), and the k-means topics, not the layout, car
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from rag.records import Paper
-from rag.topics import Group
+from rag.records import Group, MapPoint, Paper
+from rag.topics import MAX_OVERVIEW_GROUPS, group
 
 
-@dataclass(frozen=True)
-class MapPoint:
-    paper_id: str
-    title: str
-    topic: str  # the label of its corpus topic
-    x: float
-    y: float
+def corpus_topics(papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]]) -> tuple[list[Group], list[MapPoint]]:
+    """The whole corpus in topics, and its map. One read of every stored vector serves both (it
+    is most of the cost: ~9 s of ~10 for 5,358 papers). Papers without a vector (an ingest adding
+    them right now) wait for the next corpus version."""
+    placed = [p for p in papers if p.paper_id in vectors]
+    groups = group(placed, vectors, MAX_OVERVIEW_GROUPS)
+    return groups, topic_map(placed, vectors, groups)
 
 
 def topic_map(papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], groups: Sequence[Group]) -> list[MapPoint]:

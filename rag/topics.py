@@ -4,7 +4,6 @@ for the overview of a whole corpus.
 Papers are grouped by k-means (scikit-learn) over their stored embeddings (the mean of their
 chunks' vectors, read from the store), and each group is labelled by the words its papers share
 that the rest of the corpus uses less (document frequency in the group over frequency outside).
-Each paper is represented by its own contribution sentence ("we propose ...", "we show ...").
 """
 
 from __future__ import annotations
@@ -13,12 +12,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from rag.evidence import CONTRIBUTION, STOPWORDS, sentences_of
-from rag.records import Paper
+from rag.records import Group, Paper
+from rag.text import STOPWORDS
 
 # Groups in a summary: about sqrt(n / 2) (8 papers → 2 groups, 50 → 5), at most this many.
 MAX_GROUPS = 6
@@ -39,23 +37,6 @@ _GENERIC = STOPWORDS | frozenset(
 )
 # Manner adverbs ("empirically", "successfully", "substantially") say how, never what: no label.
 _ADVERB = re.compile(r"^[a-z]{4,}(?:ally|ully|ively|ntly|tly|ely|rly)$")
-
-
-@dataclass(frozen=True)
-class Group:
-    label: str  # its distinctive words, e.g. "gaussian, splatting, avatars"
-    paper_ids: tuple[str, ...]  # closest to the group's centre first
-    size: int
-
-
-def contribution_sentence(paper: Paper) -> str:
-    """The sentence in which the abstract states what the paper does."""
-    sentences = sentences_of(paper)
-    for sentence in sentences:
-        if CONTRIBUTION.search(sentence):
-            return sentence
-    # No usable sentence (all of it instructions to an assistant, say): the title, never the raw text.
-    return sentences[0] if sentences else paper.title
 
 
 def group(papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], max_groups: int = MAX_GROUPS, background: Sequence[Paper] = ()) -> list[Group]:

@@ -51,11 +51,9 @@ class HashingEmbeddings(Embeddings):
 
 class ScriptedChat(BaseChatModel):
     """A chat model that replies with the given texts in turn (the last one repeats), streamed
-    a few characters at a time like a real model, and records the prompts it was sent.
-    `capable` marks it as a backend trusted to rewrite questions and write Chinese."""
+    a few characters at a time like a real model, and records the prompts it was sent."""
 
     responses: list[str]
-    capable: bool = False
     fail: bool = False
     prompts: list[str] = Field(default_factory=list)
 

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from rag import prompts
-from rag.answer import _sentences
 from rag.api import Paperchat
 from rag.chunking import approx_token_counts
 from rag.config import Settings
 from rag.conversation import resolve, turns_from_history
 from rag.errors import PaperchatError
-from rag.evidence import citations, is_instruction, support
 from rag.records import Answer, Turn
+from rag.text import citations, is_instruction
+from rag.verify import draft_sentences, support
 from tests.conftest import SEEDS, write_jsonl
 from tests.fakes import HashingEmbeddings, ScriptedChat
 
@@ -48,27 +48,31 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "data"
 
 
-def make(data_dir: Path, chat: ScriptedChat | None) -> Paperchat:
+def make(data_dir: Path, chat: ScriptedChat | None, capable: bool = False) -> Paperchat:
     # Hashing-embedding cosines run lower than MiniLM's: 0.3 plays the role of the real 0.45.
     settings = Settings(data_dir=data_dir, min_grounding=0.3, _env_file=None)  # type: ignore[call-arg]
-    return Paperchat(settings, embeddings=HashingEmbeddings(), model="hashing-512", count_tokens=approx_token_counts, max_tokens=256, chat=chat)
+    fakes = {"embeddings": HashingEmbeddings(), "model": "hashing-512", "count_tokens": approx_token_counts, "max_tokens": 256}
+    return Paperchat(settings, **fakes, chat=chat, capable=capable)
 
 
-def ask(corpus: Path, question: str, *drafts: str, history: list[Turn] | None = None, **chat_options: object) -> tuple[Paperchat, Answer]:
-    api = make(corpus, ScriptedChat(responses=list(drafts), **chat_options) if drafts or chat_options else None)
+def ask(
+    corpus: Path, question: str, *drafts: str, history: list[Turn] | None = None, capable: bool = False, **chat_options: object
+) -> tuple[Paperchat, Answer]:
+    """`capable`: the scripted backend is one trusted to rewrite questions and write Chinese."""
+    api = make(corpus, ScriptedChat(responses=list(drafts), **chat_options) if drafts or chat_options else None, capable)
     return api, api.ask(question, history or [])
 
 
 def assert_verified(api: Paperchat, answer: Answer) -> None:
     """What the user reads: every sentence cites shown sources that support it."""
     by_n = {s.n: s.paper for s in answer.sources}
-    sentences = _sentences(answer.text)
+    sentences = draft_sentences(answer.text)
     assert sentences and not answer.abstained
     for sentence in sentences:
         cited = citations(sentence)
         assert cited, f"uncited: {sentence}"
         assert set(cited) <= set(by_n), f"cites a source not shown: {sentence}"
-        assert support(sentence, [by_n[n] for n in cited], api.vectors).ok, f"unsupported: {sentence}"
+        assert support(sentence, [by_n[n] for n in cited], api.seams.vectors, api.seams.calibration).ok, f"unsupported: {sentence}"
 
 
 def n_of(answer: Answer, name: str) -> int:
@@ -98,7 +102,7 @@ def test_a_true_sentence_citing_the_wrong_paper_is_cited_to_the_right_one(corpus
     api, probe = ask(corpus, "Compare SureLock and ReST-KV")
     surelock, restkv = n_of(probe, "SureLock"), n_of(probe, "ReST-KV")
     _, answer = ask(corpus, "Compare SureLock and ReST-KV", f"{RESTKV_SENTENCE} [{surelock}]. {SURELOCK_FLOPS} [{restkv}].")
-    sentences = _sentences(answer.text)
+    sentences = draft_sentences(answer.text)
     assert any("layer-wise reconstruction" in s and citations(s) == [restkv] for s in sentences)
     assert any("FLOPs" in s and citations(s) == [surelock] for s in sentences)
     assert_verified(api, answer)
@@ -139,11 +143,11 @@ def test_a_sentence_that_only_echoes_the_question_or_the_title_is_no_answer(corp
 
 
 def test_stray_punctuation_before_a_sentence_is_not_shown(corpus: Path) -> None:
-    from rag.answer import Verifier
+    from rag.verify import Verifier
 
     api, probe = ask(corpus, "How does ReST-KV evict KV cache entries?")
     n = n_of(probe, "ReST-KV")
-    verifier = Verifier(probe.sources, api.vectors, "How does ReST-KV evict KV cache entries?")
+    verifier = Verifier(probe.sources, api.seams.vectors, "How does ReST-KV evict KV cache entries?")
     for draft in (f",,, : {RESTKV_SENTENCE} [{n}].", f"[{n}]: {RESTKV_SENTENCE}."):
         checked = verifier.check(draft)
         assert checked is not None and checked.startswith("ReST-KV formulates"), draft
@@ -352,7 +356,7 @@ def test_a_history_with_malformed_sources_is_a_user_error() -> None:
 
 
 def test_a_new_subject_in_a_conversation_is_not_taken_as_a_follow_up() -> None:
-    from rag.api import _names_something
+    from rag.conversation import names_something
 
-    assert _names_something("What is the capital of France?") and _names_something("Who won in 2018?")
-    assert not _names_something("What turned out to be the bottleneck?")
+    assert names_something("What is the capital of France?") and names_something("Who won in 2018?")
+    assert not names_something("What turned out to be the bottleneck?")

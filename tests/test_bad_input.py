@@ -87,7 +87,7 @@ BAD_INPUTS: dict[str, Callable[[Path], tuple[Path, int | None, str]]] = {
 @pytest.mark.parametrize("make_bad", BAD_INPUTS.values(), ids=BAD_INPUTS.keys())
 def test_bad_input_is_reported_and_loses_nothing(seeded: Paperchat, tmp_path: Path, make_bad) -> None:
     before = {p.paper_id: p for p in seeded.papers()}
-    store_before = seeded.store().chunk_ids()
+    store_before = seeded.seams.store().chunk_ids()
     bad, line, words = make_bad(tmp_path)
 
     report: IngestReport = seeded.ingest([bad, good_file(tmp_path)])
@@ -102,7 +102,7 @@ def test_bad_input_is_reported_and_loses_nothing(seeded: Paperchat, tmp_path: Pa
     assert "GOOD1" in after
     # ...and every paper already indexed is still there, unchanged, with all its chunks.
     assert all(after[pid] == paper for pid, paper in before.items())
-    assert store_before <= seeded.store().chunk_ids()
+    assert store_before <= seeded.seams.store().chunk_ids()
     assert seeded.search("poems about graphs", k=1).hits[0].paper.paper_id == "GOOD1"
 
 
@@ -152,7 +152,7 @@ def test_a_file_that_turned_bad_keeps_its_papers(api: Paperchat, tmp_path: Path,
     write_good(path)
     api.ingest([SEEDS, path])
     before = {p.paper_id: p for p in api.papers()}
-    chunks_before = api.store().chunk_ids()
+    chunks_before = api.seams.store().chunk_ids()
 
     make_bad(path)
     report = api.ingest([path])
@@ -160,4 +160,17 @@ def test_a_file_that_turned_bad_keeps_its_papers(api: Paperchat, tmp_path: Path,
     assert report.errors and all(Path(e.path).name == name for e in report.errors)
     assert report.removed == 0
     assert {p.paper_id: p for p in api.papers()} == before
-    assert api.store().chunk_ids() == chunks_before
+    assert api.seams.store().chunk_ids() == chunks_before
+
+
+def test_an_upload_reusing_an_indexed_id_with_another_abstract_changes_nothing(seeded: Paperchat, tmp_path: Path) -> None:
+    from rag.errors import IdClashError
+
+    taken = seeded.papers()[0]
+    clash = write_jsonl(tmp_path / "clash.jsonl", [{"id": taken.paper_id, "title": "Not that paper", "abstract": OTHER_ABSTRACT}, {"abstract": GOOD_ABSTRACT}])
+    papers_before, chunks_before = seeded.papers(), seeded.seams.store().chunk_ids()
+    with pytest.raises(IdClashError, match=rf"1 record\(s\) reuse the id of a paper.*{taken.paper_id}.*Nothing was added"):
+        seeded.ingest([clash], add_only=True)
+    assert seeded.papers() == papers_before and seeded.seams.store().chunk_ids() == chunks_before
+    # The command line may change a paper by its id: that is how an edited abstract is re-indexed.
+    assert seeded.ingest([clash]).updated == 1

@@ -4,11 +4,12 @@ import itertools
 
 import pytest
 
-from rag.chunking import approx_token_counts, chunk_paper, split_sentences
+from rag.chunking import approx_token_counts, chunk_paper
 from rag.config import Settings
 from rag.corpus import load_papers
 from rag.embeddings import make_token_counter
 from rag.records import Paper
+from rag.text import split_sentences
 from tests.conftest import SEEDS
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from rag import prompts
-from rag.chunking import split_sentences
 from rag.compare import ASPECTS, aspect_cells
 from rag.records import NOT_STATED, Answer, Paper, Source, Turn
+from rag.text import split_sentences
 from tests.test_answer import SURELOCK_FLOPS, ask, assert_verified, corpus  # noqa: F401 - corpus is a fixture
 
 

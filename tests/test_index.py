@@ -26,8 +26,8 @@ def expected_chunk_ids(api: Paperchat) -> set[str]:
 
 def assert_consistent(api: Paperchat) -> None:
     """The store holds exactly the chunks the catalogue names: no duplicates, no orphans."""
-    assert api.store().chunk_ids() == expected_chunk_ids(api)
-    assert api.store().count() == len(expected_chunk_ids(api))
+    assert api.seams.store().chunk_ids() == expected_chunk_ids(api)
+    assert api.seams.store().count() == len(expected_chunk_ids(api))
 
 
 def test_second_ingest_embeds_nothing(seeded: Paperchat, fake_embeddings: HashingEmbeddings) -> None:
@@ -120,7 +120,7 @@ def test_killed_ingest_is_completed_without_duplicates(settings: Settings, tmp_p
 
 def test_chunks_lost_from_the_store_are_written_again(seeded: Paperchat) -> None:
     entries = list(Catalog(seeded.settings.catalog_path).entries().values())[:2]
-    seeded.store().delete([entries[0].chunk_ids()[0], entries[1].chunk_ids()[-1]])
+    seeded.seams.store().delete([entries[0].chunk_ids()[0], entries[1].chunk_ids()[-1]])
     report = seeded.ingest([SEEDS])
     assert report.embedded == entries[0].n_chunks + entries[1].n_chunks
     assert (report.updated, report.unchanged) == (2, 49)
@@ -130,9 +130,9 @@ def test_chunks_lost_from_the_store_are_written_again(seeded: Paperchat) -> None
 def test_orphan_chunks_are_deleted(seeded: Paperchat) -> None:
     from rag.records import Chunk
 
-    seeded.store().upsert([Chunk("ghost#0", "ghost", 0, "orphan text", "orphan text")], {})
+    seeded.seams.store().upsert([Chunk("ghost#0", "ghost", 0, "orphan text", "orphan text")], {})
     seeded.ingest([SEEDS])
-    assert "ghost#0" not in seeded.store().chunk_ids()
+    assert "ghost#0" not in seeded.seams.store().chunk_ids()
     assert_consistent(seeded)
 
 
@@ -154,11 +154,11 @@ def test_metadata_change_updates_filters_without_embedding(api: Paperchat, fake_
     report = api.ingest([path])
     assert (report.updated, report.unchanged, report.embedded, fake_embeddings.embedded) == (1, 1, 0, before)
     assert [h.paper.paper_id for h in api.search("sheep", where={"status": "Oral"}, mode="dense").hits] == ["P"]
-    hits = api.store().search_by_vector(fake_embeddings.embed_query(A), k=10, where={"status": "Oral"})
+    hits = api.seams.store().search_by_vector(fake_embeddings.embed_query(A), k=10, where={"status": "Oral"})
     assert {h.paper_id for h in hits} == {"P"}  # the chunks' own metadata changed too
     write_jsonl(path, [{"id": "P", "abstract": A}, {"id": "Q", "abstract": B, "status": "Poster"}])
     api.ingest([path])
-    assert api.store().search_by_vector(fake_embeddings.embed_query(A), k=10, where={"status": "Oral"}) == []
+    assert api.seams.store().search_by_vector(fake_embeddings.embed_query(A), k=10, where={"status": "Oral"}) == []
 
 
 def test_edited_record_and_an_old_copy_elsewhere_both_survive_in_any_order(settings: Settings, tmp_path: Path) -> None:

@@ -93,7 +93,7 @@ def test_full_iclr_corpus_after_seeds_gives_5358_papers(seeded: Paperchat) -> No
         seed = json.loads(line)
         assert papers[seed["id"]].title == seed["title"]
         assert any(s.startswith(str(SEEDS)) for s in papers[seed["id"]].sources)
-    assert seeded.store().count() == report.chunks
+    assert seeded.seams.store().count() == report.chunks
     assert seeded.ingest([SEEDS, ICLR]).embedded == 0
 
 
@@ -103,18 +103,18 @@ def test_full_iclr_corpus_after_seeds_gives_5358_papers(seeded: Paperchat) -> No
 def assert_cited_and_supported(result: dict, data_dir: Path) -> None:  # type: ignore[type-arg]
     """Every sentence of the answer cites shown sources, and the project's checker (with the
     real embedding model) finds it supported by them."""
-    from rag.answer import _sentences
     from rag.config import Settings
-    from rag.evidence import citations, support
+    from rag.text import citations
+    from rag.verify import draft_sentences, support
 
     assert not result["abstained"] and result["sources"]
     by_n = {s["n"]: s for s in result["sources"]}
     api = Paperchat(Settings(data_dir=data_dir, _env_file=None))  # type: ignore[call-arg]
     papers = {p.paper_id: p for p in api.papers()}
-    for sentence in _sentences(result["answer"]):
+    for sentence in draft_sentences(result["answer"]):
         cited = citations(sentence)
         assert cited and set(cited) <= set(by_n), sentence
-        assert support(sentence, [papers[by_n[n]["paper_id"]] for n in cited], api.vectors).ok, sentence
+        assert support(sentence, [papers[by_n[n]["paper_id"]] for n in cited], api.seams.vectors, api.seams.calibration).ok, sentence
 
 
 def test_ask_with_the_local_model_cites_the_paper_it_is_about(seeded_dir: Path) -> None:

@@ -100,7 +100,7 @@ def test_lexical_index_persists_and_updates_incrementally(tmp_path: Path) -> Non
 
 def test_a_lost_lexical_index_is_rebuilt_at_search_time(seeded: Paperchat) -> None:
     shutil.rmtree(seeded.settings.lexical_dir)
-    fresh = make_fake_api(seeded.settings, seeded.embeddings)  # type: ignore[arg-type]
+    fresh = make_fake_api(seeded.settings, seeded.seams.embeddings)  # type: ignore[arg-type]
     assert fresh.search("SureLock", k=1, mode="bm25").hits[0].paper.paper_id == SURELOCK.paper_id
     assert (seeded.settings.lexical_dir / "state.json").is_file()
 
@@ -121,6 +121,6 @@ def test_k_below_one_is_refused(seeded: Paperchat) -> None:
 
 def test_an_app_sees_papers_another_process_ingested(seeded: Paperchat, tmp_path: Path) -> None:
     seeded.search("warm the caches")
-    other = make_fake_api(seeded.settings, seeded.embeddings)  # type: ignore[arg-type]
+    other = make_fake_api(seeded.settings, seeded.seams.embeddings)  # type: ignore[arg-type]
     other.ingest([write_jsonl(tmp_path / "z.jsonl", [{"id": "Z", "title": "ZanziNet: islands", "abstract": "We introduce ZanziNet for island traffic."}])])
     assert seeded.search("ZanziNet", k=1).hits[0].paper.paper_id == "Z"

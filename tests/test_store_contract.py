@@ -74,7 +74,7 @@ def test_incremental_ingest_against_the_backend(backend: Settings) -> None:
     assert (first.added, first.papers) == (51, 51)
     again = api.ingest([SEEDS])
     assert (again.unchanged, again.embedded) == (51, 0)
-    assert api.store().count() == first.chunks
+    assert api.seams.store().count() == first.chunks
     assert api.search("diffusion language model decoding", k=3).hits
 
 
@@ -92,4 +92,4 @@ def test_a_second_catalogue_cannot_empty_a_shared_server_collection(chroma_serve
     other = make_fake_api(Settings(data_dir=tmp_path / "other-machine", **shared), HashingEmbeddings())  # type: ignore[arg-type]
     with pytest.raises(StoreError, match="another paper catalogue"):
         other.ingest([SEEDS])
-    assert first.store().count() == chunks
+    assert first.seams.store().count() == chunks

@@ -8,11 +8,13 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from rag.answer import _sentences
-from rag.chunking import split_sentences
+from rag.calibration import MINILM
+from rag.evidence import contribution_sentence
 from rag.records import Hit, Paper
-from rag.summarize import SUBJECT_TOP, about_theme, core_terms, is_about, mentioned, theme_grounding, theme_of
-from rag.topics import contribution_sentence, group
+from rag.text import split_sentences
+from rag.themes import about_theme, core_terms, is_about, mentioned, theme_grounding, theme_of
+from rag.topics import group
+from rag.verify import draft_sentences
 from tests.conftest import write_jsonl
 from tests.test_answer import ask, corpus, make  # noqa: F401 - corpus is a fixture
 
@@ -63,7 +65,7 @@ def test_contribution_sentence_and_grouping() -> None:
     groups = group(papers, vectors)
     assert sorted(g.size for g in groups) == [4, 4]
     assert {"graphs", "images"} == {g.label.split(", ")[0] for g in groups}
-    assert all(_sentences(contribution_sentence(p)) for p in papers)
+    assert all(draft_sentences(contribution_sentence(p)) for p in papers)
 
 
 def test_summarize_them_summarizes_the_papers_of_the_previous_answer(corpus: Path) -> None:  # noqa: F811
@@ -120,13 +122,13 @@ def test_a_summary_keeps_papers_that_use_the_subject_its_best_matches_share() ->
         return Hit(Paper(f"p{i}", abstract, f"Paper {i}", True), 1.0 - i / 100, relevance=0.6)
 
     dp = "We train models with differential privacy. Our differentially private optimizer clips gradients under a privacy budget."
-    hits = [hit(i, dp) for i in range(SUBJECT_TOP)]
+    hits = [hit(i, dp) for i in range(MINILM.subject_top)]
     hits.append(hit(98, "Membership inference attacks reveal training data. We measure privacy leakage. Privacy risks grow with model size."))
     frequency = {"differenti": 200, "privaci": 120, "machin": 300, "learn": 2500}
-    kept = {h.paper.paper_id for h in about_theme("differential privacy in machine learning", hits, frequency, 5000, 0.45)}
-    assert kept == {f"p{i}" for i in range(SUBJECT_TOP)}
-    # Fewer candidates than SUBJECT_TOP: no subject is inferred, every core term counts.
-    kept = {h.paper.paper_id for h in about_theme("differential privacy in machine learning", hits[-3:], frequency, 5000, 0.45)}
+    kept = {h.paper.paper_id for h in about_theme("differential privacy in machine learning", hits, frequency, 5000)}
+    assert kept == {f"p{i}" for i in range(MINILM.subject_top)}
+    # Fewer candidates than MINILM.subject_top: no subject is inferred, every core term counts.
+    kept = {h.paper.paper_id for h in about_theme("differential privacy in machine learning", hits[-3:], frequency, 5000)}
     assert kept == {"p18", "p19", "p98"}
 
 

@@ -8,13 +8,11 @@ import pytest
 
 from rag.api import Paperchat
 from rag.config import Settings
-from rag.records import Answer, Comparison, Hit, IngestError, IngestReport, Paper, Source
-from rag.topic_map import MapPoint
-from rag.topics import Group
+from rag.records import Answer, Comparison, Group, Hit, IngestError, IngestReport, MapPoint, Paper, Source
 from tests.conftest import SEEDS, free_port, make_fake_api, write_jsonl
 from tests.fakes import HashingEmbeddings
 from ui import render
-from ui.app import start
+from ui.serve import start
 
 
 def paper(title: str, generated: bool = False, url: str = "", abstract: str = "An abstract.", **extra: str) -> Paper:
@@ -258,7 +256,7 @@ def test_login_is_required_when_auth_is_set(tmp_path: Path) -> None:
         assert client.predict("KV cache eviction", 1, api_name="/search")["results"]
     finally:
         demo.close()
-    assert "s3cret" not in str(api.status())
+    assert "s3cret" not in str(api.seams.status())
 
 
 def test_a_malformed_auth_setting_is_refused_before_serving(tmp_path: Path) -> None:
@@ -304,13 +302,19 @@ def test_the_app_starts_and_answers_when_the_llm_backend_is_unreachable(tmp_path
         demo.close()
 
 
+def forget_corpus(api: Paperchat) -> None:
+    """As a new process sees the corpus: nothing cached, the lexical index not yet checked."""
+    api.cache.clear()
+    api.seams._lexical_version = None
+
+
 def test_warm_up_loads_the_indexes_and_never_raises(seeded: Paperchat, tmp_path: Path) -> None:
-    seeded._forget_cached_corpus()
+    forget_corpus(seeded)
     seeded.warm_up()
-    assert seeded._papers is not None and seeded._lexical_checked
+    assert "papers" in seeded.cache._values and seeded.seams._lexical_version == seeded.corpus_version()
     empty = make_fake_api(Settings(data_dir=tmp_path / "empty", _env_file=None), HashingEmbeddings())  # type: ignore[call-arg]
     empty.warm_up()  # no index yet: nothing to load, and no error
-    assert empty._papers is None and not (tmp_path / "empty" / "catalog.sqlite3").exists()
+    assert not empty.cache._values and not (tmp_path / "empty" / "catalog.sqlite3").exists()
 
 
 FIRST_SEARCHES_TOGETHER = """
@@ -350,15 +354,15 @@ def test_first_searches_arriving_together_all_succeed(seeded: Paperchat) -> None
 def test_a_search_during_an_ingest_answers_at_once_instead_of_waiting(seeded: Paperchat) -> None:
     import threading
 
-    seeded._forget_cached_corpus()  # as after a catalogue change: the lexical index wants checking
+    forget_corpus(seeded)  # as after a catalogue change: the lexical index wants checking
     found: list[str] = []
-    with seeded._ingest_lock():  # an ingest (an upload, or the CLI in another process) is writing
+    with seeded.seams.ingest_lock():  # an ingest (an upload, or the CLI in another process) is writing
         searcher = threading.Thread(target=lambda: found.append(seeded.search("KV cache eviction", 1).hits[0].paper.title))
         searcher.start()
         searcher.join(timeout=30)
         assert not searcher.is_alive(), "search waited for the ingest"
     assert found and found[0].startswith("ReST-KV")
-    assert seeded.search("KV cache eviction", 1).hits and seeded._lexical_checked  # checked once the ingest is over
+    assert seeded.search("KV cache eviction", 1).hits and seeded.seams._lexical_version == seeded.corpus_version()  # checked once the ingest is over
 
 
 def test_a_missing_model_file_leaves_answers_to_the_evidence_and_says_why(tmp_path: Path) -> None:
@@ -369,7 +373,7 @@ def test_a_missing_model_file_leaves_answers_to_the_evidence_and_says_why(tmp_pa
     api.ingest([SEEDS])
     answer = api.ask("How does ReST-KV evict KV cache entries?")
     assert answer.extractive and not answer.abstained and "[1]" in answer.text
-    assert api.llm_problem and "gone.gguf" in api.llm_problem
+    assert api.seams.llm_problem and "gone.gguf" in api.seams.llm_problem
 
 
 def test_an_upload_never_rewrites_a_paper_indexed_from_elsewhere(served: str, seeded: Paperchat, tmp_path: Path) -> None:
@@ -425,15 +429,11 @@ def test_topics_with_the_same_label_stay_apart_on_the_map() -> None:
 
 
 def test_the_explorer_table_shows_area_and_status_only_when_the_corpus_has_them() -> None:
-    import pandas as pd
+    def shown(papers: list[Paper]) -> list[str]:
+        return [render.TABLE_HEADERS[i] for i in render.table_columns(render.papers_rows(papers))]
 
-    from ui.app import _table
-
-    plain = [paper("A"), paper("B")]
-    assert list(_table(pd, plain, render.papers_rows(plain)).columns) == ["title", "paper id"]
-    rich = [paper("A", primary_area="vision", status="Oral"), paper("B")]
-    table = _table(pd, rich, render.papers_rows(rich, "a"))
-    assert list(table.columns) == ["title", "area", "status", "paper id"] and table.iloc[0, -1] == "a"
+    assert shown([paper("A"), paper("B")]) == ["title", "paper id"]
+    assert shown([paper("A", primary_area="vision", status="Oral"), paper("B")]) == ["title", "area", "status", "paper id"]
 
 
 def test_client_compares_and_summarizes(served: str) -> None:

@@ -11,35 +11,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rag.records import Answer, Hit, IngestReport, Paper, Source
-from rag.topic_map import MapPoint
-from rag.topics import Group
+from rag.records import Answer, Group, Hit, IngestReport, MapPoint, Paper, Source
+from rag.routing import Mode
+from rag.text import CITATION, cited_numbers, readable, title_name
 
 ABSTRACT_PREVIEW_CHARS = 600
-# "[2]" or "[1, 3]" in an answer: the citations the checker kept.
-_CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-_MODE_NAMES = {"answer": "answer", "summarize": "summary", "compare": "comparison"}
-
-
-_LATEX_SYMBOLS = {
-    r"\times": "×", r"\%": "%", r"\sim": "~", r"\approx": "≈", r"\leq": "≤", r"\le": "≤", r"\geq": "≥", r"\ge": "≥",
-    r"\pm": "±", r"\cdot": "·", r"\rightarrow": "→", r"\to": "→", r"\infty": "∞", r"\&": "&", r"\_": "_",
-}  # fmt: skip
-_LATEX_SYMBOL = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "") for k in sorted(_LATEX_SYMBOLS, key=len, reverse=True)))
-_LATEX_STYLE = re.compile(r"\\(?:emph|textbf|textit|textsc|texttt|textrm|mathrm|mathbf|mathcal|text|mbox)\{([^{}]*)\}")
-_LATEX_MATH = re.compile(r"\$([^$]{1,60})\$")
-
-
-def readable(text: str) -> str:
-    """Abstracts' LaTeX as a reader sees it in the PDF ("10.61$\\times$" → "10.61×", "\\emph{sure}" →
-    "sure", "30--50\\%" → "30–50%"). For display only: answers are checked against the raw text."""
-    if "\\" not in text and "$" not in text and "--" not in text:
-        return text
-    for _ in range(3):  # nested styles: \textbf{\textsc{Sure}Lock}
-        text = _LATEX_STYLE.sub(r"\1", text)
-    text = _LATEX_SYMBOL.sub(lambda m: _LATEX_SYMBOLS[m.group(0)], text)
-    text = _LATEX_MATH.sub(lambda m: m.group(1).strip(), text)
-    return text.replace("---", "—").replace("--", "–")
+_MODE_NAMES = {Mode.ANSWER: "answer", Mode.SUMMARIZE: "summary", Mode.COMPARE: "comparison"}
 
 
 def _link(title: str, url: str) -> str:
@@ -84,12 +61,11 @@ def cite_links(text: str, turn: int = 1) -> str:
     """Escape an answer's text and make each `[n]` a link to card n of that turn's sources."""
 
     def link(match: re.Match[str]) -> str:
-        numbers = [n.strip() for n in match.group(1).split(",")]
-        return "[" + ", ".join(f'<a class="cite" href="#source-{turn}-{n}">{n}</a>' for n in numbers) + "]"
+        return "[" + ", ".join(f'<a class="cite" href="#source-{turn}-{n}">{n}</a>' for n in cited_numbers(match.group(1))) + "]"
 
     # "![x](http://...)" in an abstract or a draft would make the browser fetch an outside image.
     escaped = html.escape(readable(text), quote=False).replace("![", "!&#91;")
-    return _CITATION.sub(link, escaped)
+    return CITATION.sub(link, escaped)
 
 
 def render_draft(sentences: Sequence[str], sources: Sequence[Source], turn: int = 1) -> str:
@@ -213,6 +189,16 @@ def papers_rows(papers: Iterable[Paper], text: str = "", area: str = "") -> list
     return sorted(rows, key=lambda row: row[0].lower())
 
 
+TABLE_HEADERS = ["title", "area", "status", "paper id"]
+
+
+def table_columns(every: Sequence[Sequence[str]]) -> list[int]:
+    """The explorer's columns (indexes into TABLE_HEADERS) for a corpus whose rows are `every`:
+    area and status only when the corpus has them (the seed lists have neither, and empty
+    columns squeeze the titles). Decided on the whole corpus, so a filter never moves them."""
+    return [i for i, name in enumerate(TABLE_HEADERS) if name in ("title", "paper id") or any(row[i] for row in every)]
+
+
 def areas(papers: Iterable[Paper]) -> list[str]:
     return sorted({dict(p.extra).get("primary_area", "") for p in papers} - {""})
 
@@ -261,11 +247,9 @@ def map_rows(points: Sequence[MapPoint]) -> dict[str, list[Any]]:
 
 
 def _short_name(paper: Paper) -> str:
-    """What a user would call the paper: its name before a colon ("ReST-KV: robust KV eviction
-    method" → "ReST-KV"), else a short title; "" when it has neither."""
-    name = paper.title.split(":", 1)[0].strip() if ":" in paper.title else ""
-    # A coined name ("ReST-KV", "SureLock", "SPA"), not the opening words of a phrase ("Two complementary solutions").
-    if name and len(name.split()) <= 2 and any(c.isupper() or c.isdigit() for c in name[1:]):
+    """What a user would call the paper: the name its title gives it ("ReST-KV: robust KV eviction
+    method" → "ReST-KV"), else a short real title; "" when it has neither."""
+    if name := title_name(paper.title, paper.title_is_generated):
         return name
     return paper.title if len(paper.title.split()) <= 6 and not paper.title_is_generated else ""
 

@@ -1,0 +1,129 @@
+"""Every measured threshold in one record: its value, how it was measured, and the embedding
+model it was measured with.
+
+Cosine similarities depend on the embedding model (MiniLM's on-topic cosines run 0.4-0.8; a
+multilingual encoder's 0.18-0.55), so a cut measured with one model is wrong for another. The
+pipeline takes its thresholds from the `Calibration` the facade picks for the configured model;
+a model with no calibration of its own gets MiniLM's, and a warning says so. Numbers chosen
+rather than measured (the RRF constant, a table's width) stay beside the code that uses them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+def measured(value: float, how: str, *, cosine: bool = False) -> Any:
+    """A threshold with the measurement behind it. `cosine`: it is a cosine cut, or weighs one,
+    so it depends on the embedding model."""
+    return field(default=value, metadata={"how": how, "cosine": cosine})
+
+
+@dataclass(frozen=True)
+class Calibration:
+    embedding_model: str
+
+    # -- retrieval (rag/retrieval.py) --
+    dense_weight: float = measured(
+        0.5,
+        "Weighted fusion's share of the min-max normalised dense score: SciFact nDCG@10 0.733; 0.6 lifted ICLR idea Recall@5 "
+        "0.943 → 0.971 but theme Recall@20 fell 0.582 → 0.575 (bench/RESULTS.md, issue 3).",
+        cosine=True,
+    )
+    chunks_per_paper: int = measured(
+        2, "Dense chunks fetched per wanted paper: (3, 50) and (2, 30) gave the same Recall@5, MRR@10 and nDCG@10 to the third decimal."
+    )
+    min_candidates: int = measured(30, "Papers each side brings to the fusion at least; with chunks_per_paper, Chroma's time 21 → 14 ms.")
+
+    # -- is a paper about the question? (rag/evidence.py) --
+    grounding_cosine_weight: float = measured(
+        0.7,
+        "Grounding = this × best-chunk cosine + the rest × share of the question's key terms in the paper: cosine alone put an "
+        "off-corpus DP-SGD question at 0.41 on a seed, as high as real questions (bench/answer_dev.jsonl, bench/iclr_dev.jsonl).",
+        cosine=True,
+    )
+    min_grounding: float = measured(
+        0.45,
+        "Below it a paper is not about the question (and `ask` abstains when no paper reaches it): seeds 13/13 out-of-corpus "
+        "abstained, 0/64 in-corpus; ICLR 2026 19/20 and 1/85. PAPERCHAT_MIN_GROUNDING overrides it.",
+        cosine=True,
+    )
+    source_margin: float = measured(
+        0.12,
+        "A source must come this close to the best source's grounding: on the seeds the right paper leads the next by 0.11-0.45 "
+        "(median 0.3), and a distractor shown beside it is what the 135M model then quotes.",
+        cosine=True,
+    )
+
+    # -- evidence sentences (rag/evidence.py) --
+    evidence_cosine_weight: float = measured(
+        0.7, "A sentence's answer score = this × cosine to the question + the rest × key-term overlap (seed questions, by hand).", cosine=True
+    )
+    contribution_bonus: float = measured(
+        0.05, "Lift for 'we propose ...' sentences, which answer 'how/what does it do' better than an abstract's background opening.", cosine=True
+    )
+
+    # -- the checker (rag/verify.py) --
+    support_cosine_weight: float = measured(
+        0.5, "Support = this × best sentence cosine + the rest × share of the claim's key terms in the cited abstract.", cosine=True
+    )
+    min_support: float = measured(
+        0.55,
+        "On the seed drafts a copied sentence scores ~1.0, a faithful paraphrase 0.6-0.8, a true sentence about another paper "
+        "0.2-0.45 (bench/answer.py).",
+        cosine=True,
+    )
+    min_overlap: float = measured(
+        0.7,
+        "Share of a claim's key terms that must occur in what it cites: faithful seed-draft sentences ≥ 0.8, padded or garbled "
+        "ones 0.5-0.69 ('..., a common practice in the field' keeps a cosine of 0.73).",
+    )
+    repeat_cosine: float = measured(
+        0.92, "A kept sentence this close to an earlier one says it again: a reworded repeat 0.97, two claims about one paper < 0.85.", cosine=True
+    )
+
+    # -- answers (rag/answer.py) --
+    not_stated_below: float = measured(
+        0.3, "Best evidence below this, for a question about one named paper: its abstract has nothing close (on-topic evidence 0.45-0.8).", cosine=True
+    )
+    extractive_margin: float = measured(
+        0.08, "Another paper's sentence joins an extractive answer only within this of the best sentence's score (~one rank of closeness).", cosine=True
+    )
+
+    # -- theme summaries (rag/themes.py), measured on 20 ICLR themes by reading 396 included papers --
+    theme_candidates: int = measured(150, "Candidates a theme is gathered from: more than any ICLR dev theme has (48 gold papers).")
+    core_term_max_share: float = measured(0.05, "A theme term at most this share of the corpus uses is a core term ('splat', not '3d').")
+    core_term_max_papers: int = measured(10, "In a small corpus, a term at most this many papers use is core too (5% of 51 seeds is 2.5).")
+    min_core_sentences: int = measured(
+        2, "A paper is about a theme when its title or this many abstract sentences name a core term: off-theme papers name it once."
+    )
+    subject_top: int = measured(20, "Best-ranked candidates whose shared core terms are the theme's subject (pseudo-relevance feedback).")
+    subject_share: float = measured(0.8, "Share of those candidates that must use a term for it to be part of the subject.")
+
+    def table(self) -> list[tuple[str, object, str]]:
+        """(name, value, how it was measured) of every threshold."""
+        return [(f.name, getattr(self, f.name), f.metadata["how"]) for f in fields(self) if f.metadata]
+
+
+MINILM = Calibration(embedding_model="all-MiniLM-L6-v2 (bundled)")
+CALIBRATED = {MINILM.embedding_model: MINILM}
+
+
+def calibration_for(model: str) -> Calibration:
+    """The thresholds measured with `model`; for a model with none of its own, MiniLM's, with a
+    warning naming the cuts that depend on the model."""
+    if model in CALIBRATED:
+        return CALIBRATED[model]
+    depends = [f.name for f in fields(MINILM) if f.metadata.get("cosine")]
+    log.warning(
+        "The thresholds were calibrated for %s, not for the embedding model %s; these depend on it and may need measuring again "
+        "(rag/calibration.py): %s.",
+        MINILM.embedding_model,
+        model,
+        ", ".join(depends),
+    )
+    return MINILM

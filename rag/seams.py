@@ -1,0 +1,218 @@
+"""Each outside library's seam, built once and lazily from Settings by its factory (or injected,
+as tests do): the embedding model, the chat model, the Chroma store, the catalogue, the BM25
+index, and the file lock that keeps two ingests apart. Lazily, so that `paperchat papers` never
+loads a model and a missing LLM does not stop search.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from filelock import FileLock, Timeout
+
+from rag.calibration import Calibration, calibration_for
+from rag.catalog import Catalog
+from rag.config import Settings
+from rag.errors import NoIndexError
+from rag.lexical import LexicalIndex
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.language_models import BaseChatModel
+
+    from rag.chunking import TokenCounter
+    from rag.evidence import SentenceVectors
+    from rag.index import ChunkPlan
+    from rag.store import ChunkStore
+
+log = logging.getLogger(__name__)
+
+
+class _Default:
+    """Marks an argument not given (None is a value: the evidence-only backend)."""
+
+
+DEFAULT = _Default()
+
+
+class Seams:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embeddings: Embeddings | None = None,
+        model: str | None = None,
+        count_tokens: TokenCounter | None = None,
+        max_tokens: int | None = None,
+        chat: BaseChatModel | _Default | None = DEFAULT,
+        capable: bool | None = None,
+    ) -> None:
+        self.settings = settings
+        self._embeddings, self._model, self._chat, self._capable = embeddings, model, chat, capable
+        self._count_tokens, self._max_tokens = count_tokens, max_tokens
+        self.llm_problem: str | None = None  # why the configured LLM could not be built, for the status line
+        self._lock = threading.RLock()
+        # Apart from _lock: the lexical check may wait for an ingest's file lock, and an ingest
+        # takes _lock (to open the store); one lock for both could deadlock.
+        self._lexical_lock = threading.Lock()
+        self._lexical_version: int | None = None
+        self._store: ChunkStore | None = None
+
+    @property
+    def embeddings(self) -> Embeddings:
+        # Locked: the app's first requests arrive together, and each would load the model.
+        with self._lock:
+            if self._embeddings is None:
+                from rag.embeddings import make_embeddings
+
+                self._embeddings = make_embeddings(self.settings)
+            return self._embeddings
+
+    @cached_property
+    def model(self) -> str:
+        from rag.embeddings import model_name
+
+        return self._model or model_name(self.settings)
+
+    @cached_property
+    def calibration(self) -> Calibration:
+        """The thresholds measured with this embedding model; PAPERCHAT_MIN_GROUNDING overrides one."""
+        calibration = calibration_for(self.model)
+        override = self.settings.min_grounding
+        return calibration if override is None else replace(calibration, min_grounding=override)
+
+    @cached_property
+    def chat(self) -> BaseChatModel | None:
+        """The LLM that drafts answers; None for the evidence-only backend, and when the configured
+        one cannot be built (a missing GGUF file, no key): answers then come from the evidence, and
+        `llm_problem` says why."""
+        if not isinstance(self._chat, _Default):
+            return self._chat
+        from rag.llm import LLMError, make_chat_model
+
+        try:
+            return make_chat_model(self.settings)
+        except LLMError as exc:
+            log.warning("No language model: %s Answers come from the abstracts' own sentences.", exc)
+            self.llm_problem = str(exc)
+            return None
+
+    @cached_property
+    def backend(self) -> str:
+        """What drafts answers, for the status line and every answer's record; never a key."""
+        if not isinstance(self._chat, _Default):
+            return "none" if self._chat is None else type(self._chat).__name__
+        from rag.llm import backend_label
+
+        return backend_label(self.settings)
+
+    @cached_property
+    def capable(self) -> bool:
+        """The chat model can rewrite questions and write Chinese: a backend the user chose (a
+        server, a GGUF file of their own), not the bundled 135M model; an injected one when told."""
+        if self._capable is not None or not isinstance(self._chat, _Default):
+            return bool(self._capable) and self.chat is not None
+        return self.settings.llm_backend in ("openai", "ollama") or bool(self.settings.llm_model_path)
+
+    @cached_property
+    def vectors(self) -> SentenceVectors:
+        from rag.evidence import SentenceVectors
+
+        return SentenceVectors(self.embeddings)
+
+    @cached_property
+    def plan(self) -> ChunkPlan:
+        from rag.index import ChunkPlan
+
+        if self._count_tokens is None or self._max_tokens is None:
+            from rag.embeddings import make_token_counter
+
+            counter, window = make_token_counter(self.settings)
+            self._count_tokens, self._max_tokens = self._count_tokens or counter, self._max_tokens or window
+        return ChunkPlan(self._count_tokens, self._max_tokens, self.model)
+
+    def store(self, create: bool = False) -> ChunkStore:
+        """The Chroma store; `create=False` (search, papers) fails with the fix when there is no index."""
+        from rag.store import make_store
+
+        # Under the lock: two app requests opening Chroma's persistent client at once break its
+        # shared client cache ("Could not connect to tenant default_tenant").
+        with self._lock:
+            if self._store is None:
+                catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
+                self._store = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
+            return self._store
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        return Catalog(self.settings.catalog_path)
+
+    @cached_property
+    def lexical(self) -> LexicalIndex:
+        return LexicalIndex(self.settings.lexical_dir)
+
+    def checked_lexical(self, corpus_version: int) -> LexicalIndex:
+        """The lexical index as the catalogue says it should be. A missing or stale one (deleted
+        by hand, an ingest killed before its last step) is rebuilt here once per corpus version,
+        under the ingest lock, so two first searches never write it together."""
+        if not corpus_version:
+            raise NoIndexError(str(self.settings.data_dir))
+        with self._lexical_lock:
+            if self._lexical_version != corpus_version:
+                with self.ingest_lock(wait=False) as free:
+                    if not free:
+                        # An ingest (an upload, or the CLI in another process) is writing the index:
+                        # search with what is loaded now rather than freeze until it ends.
+                        return self.lexical
+                    entries = self.catalog.entries()
+                    if not self.lexical.load() or self.lexical.fingerprint() != {p: e.content_hash for p, e in entries.items()}:
+                        self.lexical.sync({p: (e.paper, e.content_hash) for p, e in entries.items()})
+                self._lexical_version = corpus_version
+        return self.lexical
+
+    @contextmanager
+    def ingest_lock(self, wait: bool = True) -> Iterator[bool]:
+        """Two ingests at once (the CLI and an upload in the app) would each plan from the same
+        catalogue and undo each other's removals; the second waits for the first. A file lock
+        (filelock: flock on POSIX, msvcrt on Windows), so it also holds across processes.
+        `wait=False`: yields False at once if another holds it."""
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(self.settings.data_dir / "ingest.lock")
+        try:
+            lock.acquire(timeout=-1 if wait else 0)
+        except Timeout:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            lock.release()
+
+    def warm_up(self) -> None:
+        """Load what the first question would otherwise wait for: the embedding model, the store,
+        and the local LLM (a one-token draft). A failure is logged and left for that question to
+        report; a missing index is not an error here."""
+        try:
+            self.embeddings.embed_query("warm up")
+            if self.settings.catalog_path.exists():
+                self.store()
+            if self.settings.llm_backend == "local" and self.chat is not None:
+                self.chat.invoke("Hi", max_tokens=1)
+        except Exception:  # a warm-up never stops the app; the first real use reports the problem
+            log.warning("Warming up failed; the first question will say why", exc_info=True)
+
+    def status(self) -> dict[str, object]:
+        """What the app shows about itself; never a secret."""
+        return {
+            "data_dir": str(self.settings.data_dir),
+            "store": f"Chroma server {self.settings.chroma_url}" if self.settings.chroma_url else "Chroma (local)",
+            "embedding_model": self.model,
+            "llm_backend": self.backend,
+            "papers": self.catalog.count() if self.settings.catalog_path.exists() else 0,
+        }

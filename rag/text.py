@@ -1,0 +1,236 @@
+"""Rules about text, one definition each, used everywhere (the app's display code included):
+sentences, key terms, numbers, coined names, citations, language, instruction-like text, and
+abstracts' LaTeX as a reader sees it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+# -- sentences ----------------------------------------------------------------------------
+
+# Hand-written because the library splitters either need a model download at run time
+# (nltk punkt, spaCy) or split on every period ("e.g.", "et al.", "3.5"), and this runs on
+# every abstract at ingest, where a per-abstract cost of milliseconds would add minutes.
+_ABBREVIATIONS = frozenset("e.g i.e et al etc vs cf fig figs eq eqs sec ref refs approx resp w.r.t i.i.d dr prof".split())
+# "No. 5" abbreviates "number", but "the answer is no. We ..." ends a sentence.
+_NUMBER_ABBREVIATIONS = frozenset({"no", "nos"})
+# An initial comes before a name, never before these ("batch size B. We show ...").
+_NOT_A_NAME = re.compile(r"(?:We|Our|The|This|These|It)\b")
+# After a sentence end: a capital, a digit, or a lower-case list marker ("(i)", "(b)").
+_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[$\\]?[A-Z0-9\u4e00-\u9fff]|\((?:[ivx]{1,4}|[a-h])\)\s)|[。！？]\s*")
+
+
+def split_sentences(text: str) -> list[str]:
+    sentences: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        end = match.end()
+        candidate = text[start:end].strip()
+        word = candidate.rstrip(".!?\"'”’)] ").rsplit(" ", 1)[-1].lstrip("([{\"'“‘")
+        last_word = word.lower()
+        # "et al. Smith", "e.g. BERT", "No. 5" and initials like "J. Doe" are not sentence
+        # ends; a lower-case or Greek letter ("with respect to n.", "tolerance ε.") is a variable.
+        if (
+            last_word in _ABBREVIATIONS
+            or (last_word in _NUMBER_ABBREVIATIONS and text[end : end + 1].isdigit())
+            or (len(word) == 1 and "A" <= word <= "Z" and not _NOT_A_NAME.match(text, end))
+        ):
+            continue
+        if candidate:
+            sentences.append(candidate)
+        start = end
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences
+
+
+# -- citations: "[2]", "[1, 3]", "[1; 3]" ---------------------------------------------------
+
+_CITED_NUMBERS = r"\d+(?:\s*[,;]\s*\d+)*"
+CITATION = re.compile(rf"\[({_CITED_NUMBERS})\]")
+# Citations opening a piece of text: "[2] Sparse ..." after a split at "... tokens. [2]".
+LEADING_CITATIONS = re.compile(rf"^((?:\s*\[{_CITED_NUMBERS}\])+)\s*")
+_CITATION_SEPARATOR = re.compile(r"\s*[,;]\s*")
+
+
+def cited_numbers(group: str) -> list[int]:
+    """The numbers of one citation's inside ("1, 3" or "1; 3")."""
+    return [int(n) for n in _CITATION_SEPARATOR.split(group.strip())]
+
+
+def citations(text: str) -> list[int]:
+    """Every number cited in `text`, in order (repeats kept)."""
+    return [n for group in CITATION.findall(text) for n in cited_numbers(group)]
+
+
+def strip_citations(text: str) -> str:
+    return " ".join(CITATION.sub(" ", text).split()).replace(" .", ".").replace(" ,", ",")
+
+
+def cite(claim: str, ns: Sequence[int]) -> str:
+    """The claim as an answer shows it: its own final punctuation replaced by "[n]." ."""
+    claim = claim.rstrip().rstrip(".;,: ")
+    return f"{claim} {''.join(f'[{n}]' for n in ns)}."
+
+
+# -- key terms ----------------------------------------------------------------------------
+
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below between both but by can could
+    did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some
+    such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when
+    where which while who whom why will with would you your yours yourself yourselves via using use used uses based paper papers work
+    propose proposed proposes present presents show shows shown new approach method methods model models novel results result study
+    introduce introduces introduced however thus therefore often many well within without across toward towards one two three may might""".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def key_terms(text: str) -> set[str]:
+    """Stemmed content words of at least three letters: what overlap between a question, a
+    claim and an abstract is counted in."""
+    # "LLMs" and "LLM" are one term; Snowball leaves acronyms' plural "s" on.
+    words = [(w[:-1] if len(w) > 2 and w[:-1].isupper() and w.endswith("s") else w).lower() for w in WORD.findall(text)]
+    return set(_stemmer().stemWords([w for w in words if w not in STOPWORDS and len(w) > 2]))
+
+
+# -- numbers ------------------------------------------------------------------------------
+
+# 2.3, 45%, 10x, 1,024, 3×: numbers a claim states, compared without their unit.
+_NUMBER = re.compile(r"(?<![A-Za-z\d.])\d+(?:[.,]\d+)*(?![A-Za-z]*\d)")
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers as stated ("1,024" → "1024"); years and list markers included, units dropped."""
+    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(strip_citations(text))}
+
+
+# -- coined names -------------------------------------------------------------------------
+
+
+def is_coined(token: str) -> bool:
+    """A coined name or acronym (ReST-KV, 3DGS, GPT-4, LoRA, SPA): letters with a capital after
+    the first character, or letters mixed with digits. Plain capitalised words are not:
+    "Transformer" at a sentence start is no name."""
+    letters = [c for c in token if c.isalpha()]
+    return len(token) >= 2 and bool(letters) and (any(c.isupper() for c in token[1:]) or any(c.isdigit() for c in token))
+
+
+_NAME_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+.]*[A-Za-z0-9+]")
+
+
+def names(text: str) -> set[str]:
+    """The coined names a text states, lower-cased: a claim's names must occur in what it cites."""
+    return {token.lower() for token in (t.rstrip(".") for t in _NAME_TOKEN.findall(strip_citations(text))) if is_coined(token)}
+
+
+# "Name: subtitle" titles name the contribution in at most this many words before the colon.
+MAX_NAME_WORDS = 2
+
+
+def title_name(title: str, title_is_generated: bool) -> str:
+    """The name a paper gives its own contribution, as its title shows it ("WinT3R" of "WinT3R:
+    Window-Based ..."), or "": the head of a "Name: subtitle" title of at most MAX_NAME_WORDS
+    words with a coined word in it. A generated label's head is always the coined name the
+    abstract introduces. Not every rare coined token of an abstract: on SciFact, ranking papers
+    first that merely mention a rare gene name ("ALDH1") cost BM25 0.2 of nDCG@10."""
+    head, colon, _ = title.partition(":")
+    words = head.split()
+    if not colon or not 0 < len(words) <= MAX_NAME_WORDS:
+        return ""
+    return " ".join(words) if title_is_generated or any(is_coined(w) for w in words) else ""
+
+
+# -- language -----------------------------------------------------------------------------
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Hand-written, not langdetect: it runs on every draft sentence, and langdetect called 103 of
+# 11,902 ICLR abstract sentences not English ("Code is available at https://..." is "fr"), each a
+# true sentence the checker would drop; this rule calls none of 42,570 non-English.
+# Function words only English uses (no French "le", German "die" or Spanish "el" among them),
+# and those of the other Latin-script languages a reader may ask in. Counted as whole words.
+_ENGLISH = frozenset("the of and to is are in that this for with what which how does do we our it its by from was were be on as an".split())
+_OTHER_LATIN = frozenset(
+    """le la les des du une est et dans pour sur avec qui que quel quelle quels comment pourquoi ce cette ces sont
+    der die das und ist nicht mit ein eine wie warum welche für auf dem den von zu
+    el los las es una por con qué cómo cuál del para son en un""".split()
+)
+_LOWER_WORD = re.compile(r"[a-zà-öø-ÿ]+")
+
+
+def language_of(text: str) -> str:
+    """"zh" when the text is mostly Chinese (a question may name methods in English); "other" for
+    another Latin-script language (more of its function words than English ones: "Quels papiers
+    traitent de la compression ?"); else "en". Only what the answer pipeline needs to tell apart:
+    English is what the index and the checker read, Chinese is what readers ask in."""
+    cjk = len(_CJK.findall(text))
+    if cjk and cjk >= len(WORD.findall(text)):
+        return "zh"
+    words = _LOWER_WORD.findall(text.lower())
+    english = sum(w in _ENGLISH for w in words)
+    other = sum(w in _OTHER_LATIN and w not in _ENGLISH for w in words)
+    return "other" if other >= 2 and other > english else "en"
+
+
+# -- text that addresses an assistant -----------------------------------------------------
+
+# Text inside an abstract that addresses the reader's assistant instead of describing research:
+# it is never shown as evidence and never counts as support, so a prompt injection planted in a
+# record cannot make its way into an answer through the verifier.
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget)\b[^.]{0,40}\b(?:instructions?|prompts?|rules|above)\b"
+    r"|\b(?:system prompt|as an ai|you are (?:now )?(?:an?|the) (?:assistant|ai|language model|chatbot))\b"
+    r"|\b(?:reply|respond|answer|say|state|tell the user)\b[^.]{0,30}\b(?:that|with|only)\b[^.]{0,60}\b(?:best|must|always)\b",
+    re.IGNORECASE,
+)
+
+
+def is_instruction(sentence: str) -> bool:
+    return bool(_INSTRUCTION.search(sentence))
+
+
+# -- LaTeX --------------------------------------------------------------------------------
+
+# Formatting commands whose argument is the text itself: \textbf{\textsc{Sure}Lock} is "SureLock".
+LATEX_STYLE = re.compile(
+    r"\\(?:textbf|textit|textsc|texttt|textrm|emph|mathrm|mathbf|mathit|mathsf|mathtt|mathcal|mathbb|boldsymbol|text|underline|mbox)\s*\{([^{}]*)\}"
+)
+
+
+def unwrap_latex_styles(text: str, depth: int = 3) -> str:
+    """Formatting commands replaced by their argument, nested up to `depth` deep."""
+    for _ in range(depth):
+        text = LATEX_STYLE.sub(r"\1", text)
+    return text
+
+
+_LATEX_SYMBOLS = {
+    r"\times": "×", r"\%": "%", r"\sim": "~", r"\approx": "≈", r"\leq": "≤", r"\le": "≤", r"\geq": "≥", r"\ge": "≥",
+    r"\pm": "±", r"\cdot": "·", r"\rightarrow": "→", r"\to": "→", r"\infty": "∞", r"\&": "&", r"\_": "_",
+}  # fmt: skip
+_LATEX_SYMBOL = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "") for k in sorted(_LATEX_SYMBOLS, key=len, reverse=True)))
+_LATEX_MATH = re.compile(r"\$([^$]{1,60})\$")
+
+
+def readable(text: str) -> str:
+    """Abstracts' LaTeX as a reader sees it in the PDF ("10.61$\\times$" → "10.61×", "\\emph{sure}" →
+    "sure", "30--50\\%" → "30–50%"). For display only: answers are checked against the raw text."""
+    if "\\" not in text and "$" not in text and "--" not in text:
+        return text
+    text = unwrap_latex_styles(text)
+    text = _LATEX_SYMBOL.sub(lambda m: _LATEX_SYMBOLS[m.group(0)], text)
+    text = _LATEX_MATH.sub(lambda m: m.group(1).strip(), text)
+    return text.replace("---", "—").replace("--", "–")

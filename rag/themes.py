@@ -1,0 +1,151 @@
+"""Themes: which papers of the corpus a theme is about, not merely mentions, and what a summary
+request's theme is ("Summarise the papers on 3D Gaussian Splatting" → "3D Gaussian Splatting").
+
+A paper is in a theme when it is grounded in it (rag/evidence.grounding, each theme term weighted
+by its rarity), uses every term of the theme's subject, and names a core term in its title or in
+several sentences of its abstract. The cuts were measured on 20 ICLR themes by reading 396
+included papers (bench/summarize_judged.jsonl, rag/calibration.py).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+
+from rag.calibration import MINILM, Calibration
+from rag.evidence import sentences_of
+from rag.records import Hit, Paper
+from rag.text import key_terms, strip_citations
+
+# The words that make a request a summary request; what is left is the theme. Not inside a
+# hyphenated name: "mixture-of-experts" keeps its "of", "state-of-the-art" its "the".
+_REQUEST = re.compile(
+    r"(?<![\w-])(?:please|can|could|you|give|me|summari[sz]e|summary|summaries|overview|survey|digest|tl;?dr|trends?|main|what|does|do|did|"
+    r"the|these|this|that|corpus|collection|conference|papers?|abstracts?|say|says|said|about|on|of|in|here|all|every|everything|"
+    r"works?|research|studies|short|a|an|now|overall|is|are|there|set|list|find|written)(?![\w-])|总结|概述|综述|概括|整理|一下|关于|的|论文|这些|所有|相关|研究|工作|要点|帮我|请|和|有|[?？,.!:;。，]",
+    re.I,
+)
+_WHOLE_CORPUS = re.compile(
+    r"\b(?:topics|themes|areas)\b.*\b(?:corpus|collection|conference|cover|covers)\b|\bwhole (?:corpus|collection)\b|涵盖|哪些主题|什么主题|整个", re.I
+)
+
+
+def theme_of(question: str) -> str:
+    """What a summary request is about ("" for the whole corpus)."""
+    if _WHOLE_CORPUS.search(question):
+        return ""
+    return " ".join(_REQUEST.sub(" ", strip_citations(question)).split())
+
+
+def core_terms(theme: str, document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM) -> tuple[set[str], bool]:
+    """The theme's rare terms ("splat" in "3D Gaussian Splatting", not "3d"), and whether they must
+    occur together: a theme without a rare term ("diffusion language models") is its two least
+    common terms, in one sentence."""
+    terms = {t for t in key_terms(theme) if document_frequency.get(t, 0) > 0}
+    core = {t for t in terms if document_frequency[t] <= max(cal.core_term_max_share * papers, cal.core_term_max_papers)}
+    if core:
+        return core, False
+    return set(sorted(terms, key=lambda t: (document_frequency[t], t))[:2]), True
+
+
+def _compound(term: str) -> re.Pattern[str] | None:
+    """A hyphenated term as it is also written, with spaces: "mixture-of-expert" in "mixture of experts"."""
+    parts = [p for p in term.split("-") if p]
+    return re.compile(r"\b" + r"[\s-]+".join(map(re.escape, parts)), re.I) if len(parts) > 1 else None
+
+
+def mentioned(terms: set[str], text: str, text_terms: set[str] | None = None) -> set[str]:
+    """Those of `terms` (stemmed key terms) that `text` uses; `text_terms`: its key terms, if known."""
+    if not terms:
+        return set()
+    found = terms & (key_terms(text) if text_terms is None else text_terms)
+    return found | {t for t in terms - found if (pattern := _compound(t)) and pattern.search(text)}
+
+
+def theme_grounding(theme_weights: Mapping[str, float], hit: Hit, text_terms: set[str] | None = None, cal: Calibration = MINILM) -> float:
+    """evidence.grounding with each theme term weighted by its rarity (idf): "EEG" is what makes
+    "machine learning on EEG signals" a theme, and a paper on EEG need not say "machine learning"."""
+    total = sum(theme_weights.values())
+    found = mentioned(set(theme_weights), f"{hit.paper.title} {hit.paper.abstract}", text_terms)
+    coverage = sum(theme_weights[t] for t in found) / total if total else 0.0
+    return cal.grounding_cosine_weight * hit.relevance + (1 - cal.grounding_cosine_weight) * coverage
+
+
+# An acronym an abstract defines, "Mixture-of-Experts (MoE)", "sparse autoencoders (SAEs)":
+# the (up to 6) words before the parenthesis name what it stands for.
+_ACRONYM = re.compile(r"\(\s*([A-Z0-9][A-Za-z0-9]*[A-Z][A-Za-z0-9]*?)s?\s*[);,]")
+_DEFINITION_WORDS = 6
+
+
+def _acronyms(sentences: Sequence[str], core: set[str]) -> dict[str, set[str]]:
+    """The acronyms the sentences define for core terms, with the terms each stands for."""
+    defined: dict[str, set[str]] = {}
+    for sentence in sentences:
+        for match in _ACRONYM.finditer(sentence) if "(" in sentence else ():
+            if found := mentioned(core, " ".join(sentence[: match.start()].split()[-_DEFINITION_WORDS:])):
+                defined[match.group(1)] = found
+    return defined
+
+
+def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibration = MINILM) -> bool:
+    """About, not merely mentioning: the title names the theme's core, or at least
+    `min_core_sentences` sentences of the abstract do, in words or by an acronym the abstract
+    defines for them ("MoE" once "Mixture-of-Experts (MoE)"). Off-theme papers name a theme once,
+    in passing ("inspired by speculative decoding", "unlike watermarks", "e.g. via SAEs")."""
+    if not core:
+        return True
+    sentences = sentences_of(paper)
+    texts = ([] if paper.title_is_generated else [paper.title]) + sentences
+    found = [mentioned(core, text) for text in texts]
+
+    def enough() -> bool:
+        names = [f == core if together else bool(f) for f in found]
+        return (not paper.title_is_generated and names[0]) or sum(names[len(texts) - len(sentences) :]) >= cal.min_core_sentences
+
+    if enough():
+        return True
+    if not (acronyms := _acronyms(sentences, core)):
+        return False
+    for short, stands_for in acronyms.items():
+        uses = re.compile(rf"\b{re.escape(short)}s?\b")
+        found = [f | stands_for if uses.search(text) else f for f, text in zip(found, texts, strict=True)]
+    return enough()
+
+
+def subject_terms(core: set[str], hits: Sequence[Hit], terms_of: Callable[[Hit], set[str]] | None = None, cal: Calibration = MINILM) -> set[str]:
+    """The core terms nearly all of the best-ranked candidates use: the theme's subject, as
+    opposed to its qualifiers (pseudo-relevance feedback). For "differential privacy in machine
+    learning" both "differential" and "privacy" (privacy papers without "differential" are not
+    about it); for "KV cache ...: compression, eviction, retrieval and reuse" only "cache"."""
+    head = hits[: cal.subject_top]
+    if len(head) < cal.subject_top:
+        return set()
+    uses = Counter(t for h in head for t in mentioned(core, _text(h), terms_of(h) if terms_of else None))
+    return {t for t in core if uses[t] >= cal.subject_share * len(head)}
+
+
+def _text(hit: Hit) -> str:
+    return f"{hit.paper.title} {hit.paper.abstract}"
+
+
+def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM) -> list[Hit]:
+    """The hits (ranked candidates) a summary of `theme` includes, in their order."""
+    core, together = core_terms(theme, document_frequency, papers, cal)
+    weights = {t: math.log((papers + 1) / (document_frequency.get(t, 0) + 1)) for t in key_terms(theme)}
+    terms: dict[str, set[str]] = {}
+
+    def terms_of(hit: Hit) -> set[str]:
+        if hit.paper.paper_id not in terms:
+            terms[hit.paper.paper_id] = key_terms(_text(hit))
+        return terms[hit.paper.paper_id]
+
+    subject = subject_terms(core, hits, terms_of, cal)
+    return [
+        h
+        for h in hits
+        if theme_grounding(weights, h, terms_of(h), cal) >= cal.min_grounding
+        and mentioned(subject, _text(h), terms_of(h)) == subject
+        and is_about(h.paper, core, together, cal)
+    ]
