@@ -98,9 +98,10 @@ def _answer(
         yield AnswerEvent("sentence", text=sentence)
     if ctx.chat is not None:
         timings["draft"] = ms_since(mark)
-    if draft.failure:
-        notes.append(prompts.BACKEND_FAILED.format(failure=draft.failure, instead=prompts.ANSWER_INSTEAD))
     extractive = not draft.kept
+    if draft.failure:
+        instead = prompts.ANSWER_INSTEAD if extractive else prompts.PARTIAL_INSTEAD
+        notes.append(prompts.BACKEND_FAILED.format(failure=draft.failure, instead=instead))
     text = " ".join(draft.kept) if draft.kept else extractive_answer(evidence, sources, ctx.max_sentences, cal)
     if extractive and pinned and len(sources) == 1 and evidence and evidence[0].score < cal.not_stated_below:
         # Said beside the answer, not in it: the answer's text holds only checked, cited sentences.

@@ -152,6 +152,7 @@ class Paperchat:
 
         request = Request(clean_query(question), tuple(history), where, tuple(about))
         chosen = parse_mode(mode)
+        self.papers_by_id()  # no index: say so (NoIndexError) before any model is built or asked
         chosen = Mode.ANSWER if about else route(request.question) if chosen is Mode.AUTO else chosen
         context = self.context()
         notes: list[str] = []
@@ -179,11 +180,17 @@ class Paperchat:
         return Context(self, seams.chat, seams.vectors, seams.calibration, settings.answer_sources, settings.answer_sentences, seams.capable, seams.backend)
 
     def warm_up(self) -> None:
-        """Load what the first question would otherwise wait for (models, store, BM25, catalogue)."""
-        self.seams.warm_up()
+        """Load what the first question would otherwise wait for: the embedding model, the store,
+        the BM25 index and catalogue, and the local LLM (a one-token draft). A failure is logged
+        and left for that question to report; a missing index is not an error here."""
+        seams = self.seams
         try:
+            seams.embeddings.embed_query("warm up")
             if self.corpus_version():
+                seams.store()
                 self._lexical()
                 self.papers_by_id()
-        except PaperchatError as exc:  # an unreadable index: the first question says so, with the fix
-            log.warning("Warming up the index failed: %s", exc)
+            if self.settings.llm_backend == "local" and seams.chat is not None:
+                seams.chat.invoke("Hi", max_tokens=1)
+        except Exception:  # a warm-up never stops the app; the first real use reports the problem
+            log.warning("Warming up failed; the first question will say why", exc_info=True)

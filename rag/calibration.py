@@ -14,6 +14,8 @@ import logging
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from rag.embeddings import BUNDLED_MODEL_NAME
+
 log = logging.getLogger(__name__)
 
 
@@ -109,7 +111,7 @@ class Calibration:
         return [(f.name, getattr(self, f.name), f.metadata["how"]) for f in fields(self) if f.metadata]
 
 
-MINILM = Calibration(embedding_model="all-MiniLM-L6-v2 (bundled)")
+MINILM = Calibration(embedding_model=BUNDLED_MODEL_NAME)
 CALIBRATED = {MINILM.embedding_model: MINILM}
 
 

@@ -20,7 +20,7 @@ from rag import prompts
 from rag.errors import PaperchatError
 from rag.llm import describe_failure
 from rag.records import Turn
-from rag.text import citations, language_of
+from rag.text import CITATION, citations, cited_numbers, language_of
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -36,7 +36,8 @@ _ORDINALS = {
     "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6,
 }  # fmt: skip
 _ORDINAL_EN = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|last)\s+(?:one|paper|source|result|method|work)\b", re.I)
-_NUMBERED = re.compile(r"\[(\d+)\]|\b(?:paper|source|result|reference|ref\.?|no\.?|number|#)\s*#?(\d+)\b", re.I)
+# A citation ("[2]", "[1, 3]") or a numbered reference ("paper 2", "source #3").
+_NUMBERED = re.compile(rf"{CITATION.pattern}|\b(?:paper|source|result|reference|ref\.?|no\.?|number|#)\s*#?(\d+)\b", re.I)
 _ORDINAL_ZH = re.compile(r"第\s*([一二三四五六1-6])\s*(?:篇|个|项|条|种)")
 _PLURAL = re.compile(r"\b(?:them|both|these|those|they|their|each other|all of them|the two|these papers|those papers)\b|它们|这些|这两|两篇|二者|两者", re.I)
 _SINGULAR = re.compile(
@@ -118,7 +119,7 @@ def resolve_as_followup(question: str, history: Sequence[Turn]) -> Resolved:
 def _numbered(question: str, source_ids: Sequence[str]) -> tuple[str, ...]:
     numbers: list[int] = []
     for match in _NUMBERED.finditer(question):
-        numbers.append(int(match.group(1) or match.group(2)))
+        numbers += cited_numbers(match.group(1)) if match.group(1) else [int(match.group(2))]
     numbers += [_ORDINALS[m.group(1).lower()] for m in _ORDINAL_EN.finditer(question)]
     numbers += [_ORDINALS[m.group(1)] for m in _ORDINAL_ZH.finditer(question)]
     picked: list[str] = []

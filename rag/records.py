@@ -181,7 +181,7 @@ class Answer:
         return {
             "question": self.question,
             "answer": self.text,
-            "mode": self.mode,
+            "mode": str(self.mode),
             "abstained": self.abstained,
             "language": self.language,
             "sources": [

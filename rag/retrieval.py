@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from rag.calibration import MINILM, Calibration
+from rag.context import ms_since
 from rag.errors import PaperchatError
 from rag.lexical import LexicalIndex
 from rag.records import Hit, Paper
@@ -75,7 +76,7 @@ def search(
     dense: dict[str, tuple[float, str]] = {}  # paper_id -> (best chunk's cosine, its chunk id)
     if mode != "bm25":
         vector = store.embeddings.embed_query(query)
-        timings["embed"] = _ms(started)
+        timings["embed"] = ms_since(started)
         mark = time.perf_counter()
         where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
         fetch = candidates * cal.chunks_per_paper
@@ -89,7 +90,7 @@ def search(
             if len(dense) >= candidates or len(chunk_hits) < fetch:
                 break
             fetch *= 4
-        timings["dense"] = _ms(mark)
+        timings["dense"] = ms_since(mark)
 
     lexical_hits: list[tuple[str, float]] = []
     named: list[str] = []
@@ -97,7 +98,7 @@ def search(
         mark = time.perf_counter()
         lexical_hits = lexical.search(query, candidates, allowed)
         named = [p for p in lexical.papers_named(query) if allowed is None or p in allowed]
-        timings["bm25"] = _ms(mark)
+        timings["bm25"] = ms_since(mark)
 
     mark = time.perf_counter()
     dense_ranked = sorted(dense, key=lambda p: dense[p][0], reverse=True)
@@ -129,8 +130,8 @@ def search(
         )
         for p, score in zip(top, _monotone([fused.get(p, 0.0) for p in top]), strict=True)
     ]
-    timings["fuse"] = _ms(mark)
-    timings["total"] = _ms(started)
+    timings["fuse"] = ms_since(mark)
+    timings["total"] = ms_since(started)
     return SearchResult(query=query, hits=hits, timings_ms=timings)
 
 
@@ -187,6 +188,3 @@ def _first_sentence(text: str) -> str:
     end = text.find(". ")
     return text[: end + 1] if end > 0 else text[:300]
 
-
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 2)

@@ -1,7 +1,7 @@
 """Each outside library's seam, built once and lazily from Settings by its factory (or injected,
 as tests do): the embedding model, the chat model, the Chroma store, the catalogue, the BM25
-index, and the file lock that keeps two ingests apart. Lazily, so that `paperchat papers` never
-loads a model and a missing LLM does not stop search.
+index, and the file lock that keeps two ingests apart (filelock: flock on POSIX, msvcrt on
+Windows). Lazily, so that `paperchat papers` never loads a model and a missing LLM does not stop search.
 """
 
 from __future__ import annotations
@@ -168,7 +168,11 @@ class Seams:
                 with self.ingest_lock(wait=False) as free:
                     if not free:
                         # An ingest (an upload, or the CLI in another process) is writing the index:
-                        # search with what is loaded now rather than freeze until it ends.
+                        # search with what is on disk now rather than freeze until it ends (the
+                        # index is swapped in whole, so a read sees the old one or the new one).
+                        log.info("An ingest is writing the index; searching with the BM25 index as it is")
+                        if not len(self.lexical):
+                            self.lexical.load()
                         return self.lexical
                     entries = self.catalog.entries()
                     if not self.lexical.load() or self.lexical.fingerprint() != {p: e.content_hash for p, e in entries.items()}:
@@ -179,9 +183,8 @@ class Seams:
     @contextmanager
     def ingest_lock(self, wait: bool = True) -> Iterator[bool]:
         """Two ingests at once (the CLI and an upload in the app) would each plan from the same
-        catalogue and undo each other's removals; the second waits for the first. A file lock
-        (filelock: flock on POSIX, msvcrt on Windows), so it also holds across processes.
-        `wait=False`: yields False at once if another holds it."""
+        catalogue and undo each other's removals; the second waits for the first. A file lock, so
+        it also holds across processes. `wait=False`: yields False at once if another holds it."""
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         lock = FileLock(self.settings.data_dir / "ingest.lock")
         try:
@@ -193,19 +196,6 @@ class Seams:
             yield True
         finally:
             lock.release()
-
-    def warm_up(self) -> None:
-        """Load what the first question would otherwise wait for: the embedding model, the store,
-        and the local LLM (a one-token draft). A failure is logged and left for that question to
-        report; a missing index is not an error here."""
-        try:
-            self.embeddings.embed_query("warm up")
-            if self.settings.catalog_path.exists():
-                self.store()
-            if self.settings.llm_backend == "local" and self.chat is not None:
-                self.chat.invoke("Hi", max_tokens=1)
-        except Exception:  # a warm-up never stops the app; the first real use reports the problem
-            log.warning("Warming up failed; the first question will say why", exc_info=True)
 
     def status(self) -> dict[str, object]:
         """What the app shows about itself; never a secret."""

@@ -70,7 +70,7 @@ def _theme_summary(request: Request, theme: str, hits: Sequence[Hit], pinned: bo
     count = f"At least {grouped}" if len(hits) >= cal.theme_candidates and grouped >= len(relevant) == len(hits) else str(grouped)
     lines = [(prompts.SUMMARY_PINNED if pinned else prompts.SUMMARY_COUNT).format(count=count, theme=theme, groups=len(groups))]
     for g in groups:
-        lines.append(f"\n**{g.label}** ({g.size} {'paper' if g.size == 1 else 'papers'})")
+        lines.append(f"\n**{g.label}** ({_papers(g.size)})")
         for paper_id in g.paper_ids:
             n = len(sources) + 1
             sentence = contribution_sentence(by_id[paper_id].paper)
@@ -86,6 +86,8 @@ def _theme_summary(request: Request, theme: str, hits: Sequence[Hit], pinned: bo
         draft = Draft(ctx.chat, messages, verifier, ctx.max_sentences)
         overview, dropped = list(draft), verifier.dropped
         if draft.failure:
+            # Half a paragraph reads as a whole one: the grouped lines stand on their own instead.
+            overview = []
             notes.append(prompts.BACKEND_FAILED.format(failure=draft.failure, instead=prompts.SUMMARY_INSTEAD))
     timings["total"] = request.elapsed_ms()
     text = (" ".join(overview) + "\n\n" if overview else "") + "\n".join(lines)
@@ -104,9 +106,13 @@ def _corpus_overview(request: Request, papers: Mapping[str, Paper], ctx: Context
             n = len(sources) + 1
             sources.append(Source(n, papers[paper_id], 1.0, (contribution_sentence(papers[paper_id]),)))
             shown.append(f"[{n}] {papers[paper_id].title}")
-        lines.append(f"- **{g.label}** ({g.size} {'paper' if g.size == 1 else 'papers'}): " + "; ".join(shown))
+        lines.append(f"- **{g.label}** ({_papers(g.size)}): " + "; ".join(shown))
     timings = {**timings, "first_visible": request.elapsed_ms(), "total": request.elapsed_ms()}
     yield AnswerEvent("sources", sources=tuple(sources))
     language = language_of(request.question)
     answer = Answer(request.question, "\n".join(lines), Mode.SUMMARIZE, sources=tuple(sources), backend=ctx.backend, language=language, timings_ms=timings)
     yield AnswerEvent("final", answer=answer, groups=tuple(groups))
+
+
+def _papers(count: int) -> str:
+    return f"{count} {'paper' if count == 1 else 'papers'}"

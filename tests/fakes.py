@@ -51,10 +51,13 @@ class HashingEmbeddings(Embeddings):
 
 class ScriptedChat(BaseChatModel):
     """A chat model that replies with the given texts in turn (the last one repeats), streamed
-    a few characters at a time like a real model, and records the prompts it was sent."""
+    a few characters at a time like a real model, and records the prompts it was sent. `fail`:
+    unreachable; `cut_off`: the connection drops once the reply has streamed (its last sentence,
+    not yet known to be complete, is lost)."""
 
     responses: list[str]
     fail: bool = False
+    cut_off: bool = False
     prompts: list[str] = Field(default_factory=list)
 
     @property
@@ -74,3 +77,5 @@ class ScriptedChat(BaseChatModel):
         text = self._next(messages)
         for start in range(0, len(text), 7):
             yield ChatGenerationChunk(message=AIMessageChunk(content=text[start : start + 7]))
+        if self.cut_off:
+            raise ConnectionError("connection reset by peer")

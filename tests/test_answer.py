@@ -259,6 +259,13 @@ def test_a_question_about_nothing_on_its_own_is_taken_as_a_follow_up(corpus: Pat
     assert not follow.abstained and [s.paper.paper_id for s in follow.sources] == [surelock]
 
 
+def test_a_citation_of_several_sources_refers_to_each() -> None:
+    from rag.conversation import referenced
+
+    history = [Turn("q", ("a", "b", "c"), ("a",), "q")]
+    assert referenced("compare [1, 3]", history) == ("a", "c") and referenced("summarise [2; 3] and paper 1", history) == ("b", "c", "a")
+
+
 def test_ordinal_and_plural_references_pick_earlier_sources() -> None:
     last = Turn("kv cache", ("a", "b", "c"), ("b", "a"), "kv cache eviction")
     named = lambda text: ["x"] if "SureLock" in text else []  # noqa: E731

@@ -13,7 +13,7 @@ from rag.evidence import SentenceVectors
 from rag.records import Paper, Source
 from rag.verify import MAX_DROPS_IN_A_ROW, Draft, Verifier, draft_messages, translation
 from tests.fakes import HashingEmbeddings, ScriptedChat
-from tests.test_answer import SURELOCK_FLOPS, ask, corpus  # noqa: F401 - corpus is a fixture
+from tests.test_answer import RESTKV_SENTENCE, SURELOCK_FLOPS, ask, corpus  # noqa: F401 - corpus is a fixture
 
 ABSTRACT = (
     "We propose SureLock, a sampler for masked diffusion language models. "
@@ -88,3 +88,29 @@ def test_every_mode_says_when_the_backend_failed(corpus: Path) -> None:  # noqa:
     assert any(prompts.SUMMARY_INSTEAD in note for note in summary.notes)
     _, answer = ask(corpus, "What does SureLock do?", SURELOCK_FLOPS + " [1].", capable=True)
     assert not answer.extractive and not answer.notes
+
+
+def test_a_backend_that_fails_half_way_keeps_what_was_checked_and_says_so(corpus: Path) -> None:  # noqa: F811
+    draft = f"{SURELOCK_FLOPS} [1]. SureLock locks positions whose posterior has converged [1]. Trailing words [1]."
+    _, answer = ask(corpus, "What does SureLock do?", draft, cut_off=True)
+    assert not answer.extractive and "[1]" in answer.text
+    assert any(prompts.PARTIAL_INSTEAD in note for note in answer.notes)
+    # A summary's overview paragraph is all or nothing: half of one would read as the whole.
+    request = "Summarise the papers on KV cache eviction"
+    overview = f"{RESTKV_SENTENCE} [1]. Trailing words [1]."
+    _, whole = ask(corpus, request, overview, capable=True)
+    assert RESTKV_SENTENCE in whole.text.split("\n", 1)[0]  # what this draft gives when the connection holds
+    _, cut = ask(corpus, request, overview, cut_off=True, capable=True)
+    assert not cut.abstained and " papers in the corpus are about " in cut.text.split("\n", 1)[0]
+    assert any(prompts.SUMMARY_INSTEAD in note for note in cut.notes)
+
+
+def test_with_no_index_no_model_is_asked(tmp_path: Path) -> None:
+    from rag.errors import NoIndexError
+    from tests.test_answer import make
+
+    chat = ScriptedChat(responses=["SureLock 能减少计算。"])
+    api = make(tmp_path / "empty", chat, capable=True)
+    with pytest.raises(NoIndexError, match="paperchat ingest"):
+        api.ask("SureLock 能减少多少计算？")  # a capable backend would first be asked to rewrite this
+    assert chat.prompts == [] and not (tmp_path / "empty" / "catalog.sqlite3").exists()

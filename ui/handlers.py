@@ -82,7 +82,7 @@ class Handlers:
             topics = self.api.topics() if len(papers) <= 2000 else []
         except Exception as exc:  # no index yet, or the store is unreadable: the status line says which
             log.warning("No examples from the corpus: %s", exc)
-            return ["What topics does this corpus cover?"]
+            return render.example_questions([])
         return render.example_questions(papers, topics)
 
     def page(self) -> tuple[str, Any]:
