@@ -23,7 +23,9 @@ from rag.conversation import Resolved, condense, names_something, resolve, resol
 from rag.errors import PaperchatError
 from rag.evidence import grounding, select
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Source
+from rag.summarize import theme_summary_events
 from rag.text import cite, language_of
+from rag.themes import theme_of
 from rag.verify import Draft, Verifier, draft_messages, translation
 
 
@@ -38,7 +40,7 @@ def answer_events(request: Request, ctx: Context, notes: Sequence[str] = ()) -> 
 def find_sources(request: Request, ctx: Context) -> tuple[list[Hit], str, bool]:
     """The papers a question is about, the query that found them, and whether they are papers
     the question refers to (an earlier answer's, or chosen in the explorer): never abstained on."""
-    question, history, corpus = request.question, request.history, ctx.corpus
+    question, history, corpus = request.asked or request.question, request.history, ctx.corpus
     resolved = resolve(question, history, corpus.papers_named)
     if request.about:
         papers = corpus.papers_by_id()
@@ -75,6 +77,15 @@ def _answer(
     scores = [grounding(query or question, h, cal) for h in hits]
     floor = max(cal.min_grounding, max(scores, default=0.0) - cal.source_margin)
     relevant = [h for h, score in zip(hits, scores, strict=True) if pinned or score >= floor][: ctx.max_sources]
+    if not relevant and not pinned and (theme := theme_of(request.asked or question)):
+        # Nothing answers it as a question about one paper; maybe it asks about the corpus in
+        # other words ("What problem do most papers about 3D reconstruction try to solve?").
+        *events, final = theme_summary_events(request, theme, ctx, timings)
+        if final.answer is not None and not final.answer.abstained:
+            yield from events
+            notes = [prompts.AS_CORPUS_QUESTION.format(theme=theme), *notes, *final.answer.notes]
+            yield replace(final, answer=replace(final.answer, notes=tuple(notes)))
+            return
     if not relevant:
         text = prompts.abstain(language, len(ctx.corpus.papers_by_id()))
         timings["total"] = request.elapsed_ms()

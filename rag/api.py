@@ -11,14 +11,17 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.config import Settings
 from rag.context import Context, Request
+from rag.conversation import next_page
 from rag.corpus import load_papers
 from rag.corpus_cache import CorpusCache
 from rag.errors import NoIndexError, PaperchatError
+from rag.filters import field_values, with_said_filters
 from rag.lexical import LexicalIndex
 from rag.records import Answer, AnswerEvent, Group, IngestReport, MapPoint, Paper, Turn
 from rag.routing import Mode, parse_mode, route
@@ -145,27 +148,40 @@ class Paperchat:
         """Answer `question` (a follow-up of `history`, oldest turn first) as a stream of events:
         the sources with their evidence as soon as they are known, each verified sentence as the
         LLM writes it, then the final `Answer`. `mode`: auto (routed by wording), answer,
-        summarize or compare. `about`: ids of papers the question is about (the explorer's "ask
+        summarize, compare or list; "more" after a list is its next page. Filters said in words
+        ("oral papers", "in the RL area") join `where` (rag/filters.py). `about`: ids of papers the question is about (the explorer's "ask
         about this paper"), answered from them alone, whatever the wording."""
-        from rag import answer, compare, prompts, summarize
         from rag.retrieval import clean_query
 
         request = Request(clean_query(question), tuple(history), where, tuple(about))
-        chosen = parse_mode(mode)
-        self.papers_by_id()  # no index: say so (NoIndexError) before any model is built or asked
+        typed, chosen = request.question, parse_mode(mode)
+        papers = self.papers_by_id()  # no index: say so (NoIndexError) before any model is built or asked
+        page = 1
+        if chosen in (Mode.AUTO, Mode.LIST) and (earlier := next_page(request.question, request.history)):
+            # "more": the next page of the list the last answer began, asked again.
+            request, chosen, page = replace(request, question=earlier.query or earlier.question), Mode.LIST, earlier.page.number + 1  # type: ignore[union-attr]
+        request, notes = with_said_filters(request, self.cache.get("field_values", lambda: field_values(papers.values())))
         chosen = Mode.ANSWER if about else route(request.question) if chosen is Mode.AUTO else chosen
+        for event in self._mode_events(request, chosen, page):
+            if event.answer is not None:  # every mode's answer says which filters it applied
+                final = replace(event.answer, question=typed, filters=request.filters, notes=(*notes, *event.answer.notes))
+                event = replace(event, answer=final)
+            yield event
+
+    def _mode_events(self, request: Request, mode: Mode, page: int) -> Iterator[AnswerEvent]:
+        from rag import answer, compare, listing, prompts, summarize
+
         context = self.context()
-        notes: list[str] = []
-        if chosen is Mode.COMPARE:
+        if mode is Mode.COMPARE:
             compared = compare.papers_to_compare(request, context)
             if len(compared) >= 2:
-                yield from compare.compare_events(request, compared, context)
-                return
-            notes.append(prompts.COMPARE_NEEDS_TWO)
-        elif chosen is Mode.SUMMARIZE:
-            yield from summarize.summarize_events(request, context)
-            return
-        yield from answer.answer_events(request, context, notes)
+                return compare.compare_events(request, compared, context)
+            return answer.answer_events(request, context, [prompts.COMPARE_NEEDS_TWO])
+        if mode is Mode.SUMMARIZE:
+            return summarize.summarize_events(request, context)
+        if mode is Mode.LIST:
+            return listing.list_events(request, context, page)
+        return answer.answer_events(request, context)
 
     def ask(self, question: str, history: Sequence[Turn] = (), **options: Any) -> Answer:
         """`ask_events`' final answer; `options` as there (where, mode, about)."""

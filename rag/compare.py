@@ -106,7 +106,7 @@ def papers_to_compare(request: Request, ctx: Context) -> list[Hit]:
     """The papers a comparison request means, in its order: sources of an earlier answer it
     refers to ("[1] and [3]", "them"), papers it names, papers its phrases describe ("the
     Circuit Insights paper"), else the papers of a theme ("the Gaussian Splatting papers")."""
-    question, corpus, cal = request.question, ctx.corpus, ctx.calibration
+    question, corpus, cal = request.asked or request.question, ctx.corpus, ctx.calibration
     papers = corpus.papers_by_id()
     chosen: dict[str, Hit] = {}
     for paper_id in [*referenced(question, request.history), *corpus.papers_named(question)]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from rag.calibration import Calibration
-from rag.records import Group, Paper, Turn
+from rag.records import AppliedFilter, Group, Paper, Turn
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -52,10 +52,13 @@ class Corpus(Protocol):
 class Request:
     question: str
     history: Sequence[Turn] = ()
+    # Conditions on the papers (`--where`, and filters said in words): rag.retrieval.filter_papers' form.
     where: Mapping[str, object] | None = None
     # Papers the question is about (the explorer's "ask about this paper"): answered from them alone.
     about: tuple[str, ...] = ()
     started: float = field(default_factory=time.perf_counter)
+    filters: tuple[AppliedFilter, ...] = ()  # the conditions of `where`, as the answer reports them
+    asked: str = ""  # the question without the words that said its filters ("Which oral papers use LoRA?" → "Which papers use LoRA?")
 
     def elapsed_ms(self) -> float:
         return ms_since(self.started)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from rag import prompts
 from rag.errors import PaperchatError
 from rag.llm import describe_failure
-from rag.records import Turn
+from rag.records import Page, Turn
 from rag.text import CITATION, citations, cited_numbers, language_of
 
 if TYPE_CHECKING:
@@ -150,12 +150,36 @@ def turns_from_history(history: object) -> list[Turn]:
         answer = result.get("answer")
         answer = answer if isinstance(answer, str) else ""
         cited = [by_n[n] for n in citations(answer) if n in by_n]
+        page = result.get("page")
         turns.append(
             Turn(
                 question=item["q"],
                 source_ids=tuple(s["paper_id"] for s in sources),
                 cited_ids=tuple(dict.fromkeys(cited)),
                 query=str(result.get("query") or item["q"]),
+                mode=str(result.get("mode") or ""),
+                page=Page(page["number"], page["size"], page["total"]) if isinstance(page, dict) and _is_page(page) else None,
             )
         )
     return turns
+
+
+def _is_page(page: object) -> bool:
+    return isinstance(page, dict) and all(isinstance(page.get(k), int) and page[k] >= 0 for k in ("number", "size", "total")) and page["size"] > 0
+
+
+# "more", "next page", "show the rest", "下一页": the next page of the list the last answer began.
+_NEXT_PAGE = re.compile(
+    r"^\s*(?:(?:show|list|give|see)(?: me)?\s+)?(?:the\s+)?"
+    r"(?:next(?:\s+page|\s+\d+|\s+ones)?|more(?:\s+papers)?|the rest|rest|remaining(?:\s+papers)?|others)\s*[.!?]*\s*$"
+    r"|下一页|更多论文|其余的|剩下的",
+    re.I,
+)
+
+
+def next_page(question: str, history: Sequence[Turn]) -> Turn | None:
+    """The earlier list turn whose next page `question` asks for ("more", "next page"), or None."""
+    last = history[-1] if history else None
+    if last is None or last.page is None or last.page.number >= last.page.pages or not _NEXT_PAGE.search(question):
+        return None
+    return last

@@ -178,7 +178,7 @@ def _explains(words: list[str], acronym: str) -> bool:
     return bool(letters)
 
 
-def _expansion_before(prefix: str, acronym: str) -> str:
+def expansion_before(prefix: str, acronym: str) -> str:
     """The spelled-out form before "(ACRONYM)", e.g. "Label-Aware Noise Elimination"."""
     words = [w for w in prefix.rstrip().split(" ") if w]
     # Expansions may carry unabbreviated words ("Patch-based representation
@@ -225,7 +225,7 @@ def _acronym_definition_score(prefix: str, acronym: str, after: str) -> int:
     """Score "Full Name (ACR)": a name if introduced, a task if after a preposition."""
     if not _is_coined(acronym):
         return 0
-    expansion = _expansion_before(prefix, acronym)
+    expansion = expansion_before(prefix, acronym)
     if not expansion:
         return 0
     head = prefix.rstrip()[: -len(expansion)]
@@ -354,7 +354,7 @@ def expansion_of(name: Name, text: str) -> str:
     if paren and " " in paren.group(1) and paren.group(1)[:1].isupper():
         return paren.group(1)
     for match in re.finditer(r"\(" + re.escape(name.text) + r"\)", text):
-        expansion = _expansion_before(text[: match.start()], name.text)
+        expansion = expansion_before(text[: match.start()], name.text)
         if expansion:
             return expansion
     return ""

@@ -43,6 +43,8 @@ COMPARE_USER = (
 # paragraph a capable backend drafts from the papers' contribution sentences.
 SUMMARY_COUNT = "{count} papers in the corpus are about {theme}, in {groups} groups by their content:"
 SUMMARY_PINNED = "The {count} papers you referred to, in {groups} groups by their content:"
+SUMMARY_FILTERED = "The {count} papers that are {theme}, in {groups} groups by their content:"
+AS_CORPUS_QUESTION = "No single paper answers this, so it is answered as a question about the corpus: the papers about “{theme}”."
 OVERVIEW_COUNT = "The corpus holds {papers:,} papers; grouped by their content, its {groups} topics are (size, representative papers):"
 SUMMARY_USER = (
     "Sources:\n{sources}\n\n"
@@ -96,3 +98,20 @@ COMPARE_NEEDS_TWO = (
     "To compare, name two or more papers (\"compare SureLock and ReST-KV\"), refer to an earlier answer's sources "
     "(\"compare [1] and [3]\"), or name a theme (\"how do the Gaussian Splatting papers differ?\"); this answers the question instead."
 )
+
+# Lists: the whole count first (a list is never a top k), one cited line per paper, paging said plainly.
+LIST_COUNT = "**{papers}** {what}:"
+LIST_IN_TITLE = "its title names it [{n}]."
+LIST_PAGE = "Papers {first}–{last} of {total}; ask “more” for the next {more}."
+LIST_NONE_MENTION = "No abstract in the corpus ({papers} papers) mentions {what}."
+LIST_NONE_TOGETHER = "No paper in the corpus mentions them together: {separately}."
+LIST_NONE_FILTERED = "There are {papers} that {what}; {outside} papers outside that filter do."
+# Extremes: the largest stated value, then every paper's value in its own sentence, and why they
+# are not a ranking: each abstract reports under its own models, hardware and baselines.
+EXTREME_HEAD = "The largest {quantity} stated by the {papers} that {what} is {value} ({stating} state one)"
+EXTREME_CAVEAT = "Each abstract reports its own setting (models, hardware, baselines, tasks), so these values are not directly comparable:"
+EXTREME_NONE = "None of the {papers} that {what} states a {quantity} as a number."
+# Filters said in words that this corpus cannot apply.
+FILTER_IGNORED = "This corpus records no such field, so “{said}” was not applied as a filter."
+FILTER_UNMATCHED = "No paper of this corpus is “{said}”, so that filter was not applied."
+FILTER_APPLIED = "Only papers with {conditions}."

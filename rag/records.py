@@ -112,6 +112,36 @@ class Turn:
     source_ids: tuple[str, ...] = ()  # paper ids of its sources, in [n] order
     cited_ids: tuple[str, ...] = ()  # those its answer cites, first cited first
     query: str = ""  # what retrieval searched for (the question, or it folded into the earlier ones)
+    mode: str = ""  # the mode that answered it
+    page: Page | None = None  # a list's page, so that "more" shows the next one
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list answer: `number` from 1, of `size` papers, of `total` in all."""
+
+    number: int
+    size: int
+    total: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.size))
+
+    def to_json(self) -> dict[str, int]:
+        return {"number": self.number, "size": self.size, "total": self.total, "pages": self.pages}
+
+
+@dataclass(frozen=True)
+class AppliedFilter:
+    """A condition an answer was restricted by, and the words that said it ("oral", "in the RL area", "--where")."""
+
+    field: str
+    values: tuple[str, ...]
+    said: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"field": self.field, "values": list(self.values), "said": self.said}
 
 
 NOT_STATED = "not stated in the abstract"
@@ -171,6 +201,8 @@ class Answer:
     query: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
     comparison: Comparison | None = None  # mode "compare": the table the text discusses
+    filters: tuple[AppliedFilter, ...] = ()  # what the answer was restricted to
+    page: Page | None = None  # mode "list": which page of how many papers `sources` are
 
     def cited(self) -> list[int]:
         return sorted(set(citations(self.text)))
@@ -208,6 +240,9 @@ class Answer:
             "comparison": table.to_json() if table else None,
             "table_markdown": table.to_markdown() if table else "",
             "table_csv": table.to_csv() if table else "",
+            "filters": [f.to_json() for f in self.filters],
+            # mode "list": `sources` are this page's papers; `total` is the whole count.
+            "page": self.page.to_json() if self.page else None,
         }
 
 

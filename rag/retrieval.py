@@ -137,21 +137,22 @@ def search(
 
 def filter_papers(papers: Iterable[Paper], where: Mapping[str, object]) -> set[str]:
     """Paper ids matching every condition: `source` matches a file name or path ending;
-    other fields match case-insensitively (and `year` as a number)."""
+    other fields match case-insensitively (and `year` as a number). A condition's value may be a
+    list or tuple of values, any of which matches ({"status": ["Oral", "Oral (conditional)"]})."""
     papers = list(papers)
-    wanted = {key: str(value).strip().lower() for key, value in where.items()}
+    wanted = {key: {str(v).strip().lower() for v in (value if isinstance(value, list | tuple | set | frozenset) else [value])} for key, value in where.items()}
     known = {"source"} | {key for paper in papers for key in paper.metadata()}
     unknown = sorted(set(wanted) - known)
     if unknown:
         raise PaperchatError(f"No paper has the field {', '.join(unknown)}; filter on {', '.join(sorted(known))}.")
-    return {paper.paper_id for paper in papers if all(_matches(paper, key, value) for key, value in wanted.items())}
+    return {paper.paper_id for paper in papers if all(_matches(paper, key, values) for key, values in wanted.items())}
 
 
-def _matches(paper: Paper, key: str, value: str) -> bool:
+def _matches(paper: Paper, key: str, values: set[str]) -> bool:
     if key == "source":
-        return any(s.lower() == value or s.lower().endswith("/" + value.lstrip("/")) for s in paper.sources)
+        return any(s.lower() == v or s.lower().endswith("/" + v.lstrip("/")) for s in paper.sources for v in values)
     actual = paper.metadata().get(key)
-    return actual is not None and str(actual).strip().lower() == value
+    return actual is not None and str(actual).strip().lower() in values
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:

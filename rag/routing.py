@@ -1,4 +1,5 @@
-"""Routing: is a chat message a question to answer, a theme to summarize, or papers to compare?
+"""Routing: is a chat message a question to answer, a theme to summarize, papers to compare, or
+a question about the set of papers (which, how many, the best reported) to list?
 
 By wording, in English and Chinese, deterministic (the 135M default model cannot classify
 reliably, and a router that needs no model also works with the `none` backend). The traps are
@@ -6,7 +7,10 @@ sentences that use the words of one mode to ask for another: "What baselines doe
 against?" and "How does Falcon compare to DiffCut on VOC?" ask what one paper reports (answer);
 "Give me an overview of HELIX's method" and "Summarize the STAR-MD abstract" are about one paper
 (answer); "Which is faster, SureLock or ReST-KV?" compares without saying so. Measured on
-bench/routing_dev.jsonl by tests/test_routing.py.
+bench/routing_dev.jsonl by tests/test_routing.py. More traps: "Which paper proposes VideoAnchor?"
+and "How many QA pairs does ENACT contain?" are about one paper (answer), "Which papers ..." and
+"How many papers ..." about the set (list); "What do most papers about X try to solve?" and "the
+common approaches to X" ask for a summary in other words.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from enum import StrEnum
 
 from rag.errors import PaperchatError
+from rag.quantities import SUPERLATIVE, quantity_asked
 
 
 class Mode(StrEnum):
@@ -25,6 +30,7 @@ class Mode(StrEnum):
     ANSWER = "answer"
     SUMMARIZE = "summarize"
     COMPARE = "compare"
+    LIST = "list"
 
 
 def parse_mode(text: str) -> Mode:
@@ -64,8 +70,37 @@ _PLURAL = re.compile(
 )
 
 
+# A request for papers rather than about one paper: "which (oral) papers", "list the papers", "are
+# there any papers", "how many papers (are there)", "papers that ..." ("which paper" asks for one).
+# Also what rag.criteria takes off a list question before reading its ideas.
+LIST_REQUEST = re.compile(
+    r"^\W*(?:please\s+|(?:can|could) you\s+)*(?:which\s+(?:[\w\-]+\s+){0,4}?|what\s+)(?:papers|works|studies|articles|abstracts)\b"
+    r"|\b(?:list|show|find|give|name)(?:\s+me)?\s+(?:(?:all|every|the|any)\s+)*(?:[\w\-]+\s+){0,3}?(?:papers?|works|studies)\b"
+    r"|\bare\s+there\s+(?:any\s+)?(?:[\w\-]+\s+){0,3}?(?:papers|works|studies)\b"
+    r"|\bhow\s+many\s+(?:[\w\-]+\s+){0,3}?(?:papers|works|studies|abstracts)\b(?:\s+are\s+there)?"
+    r"|^\W*(?:all\s+)?(?:the\s+)?papers\b(?=\s+(?:that|which|using|evaluat\w*|propos\w*|about|on)\b)",
+    re.I,
+)
+# The same in Chinese: "哪些论文…", "有没有使用 LoRA 的论文", "有多少篇…", "…论文有哪些".
+_LIST_ZH = re.compile(r"哪些论文|有哪些.{0,20}论文|有没有.{0,30}(?:论文|文章|工作)|多少篇|论文有哪些")
+# "the best speedup reported ...": a superlative said of what the papers report.
+_REPORTED = re.compile(r"\b(?:reported|stated|achieved|claimed)\b|\b(?:across|among|in) (?:the|all|this) (?:papers|corpus)\b|报告的|论文中", re.I)
+# A question about what the papers have in common, in other words than "summarize".
+_CORPUS_QUESTION = re.compile(
+    r"\bmost (?:of the )?papers\b|\b(?:common|main|typical|usual|dominant)\s+(?:approaches|methods|techniques|problems|challenges|directions|ideas)\b"
+    r"|\bwhat (?:problems?|challenges?|questions?) do (?:the |these )?papers\b|\bwhat do (?:the |these )?papers (?:about|on|in)\b"
+    r"|主要在解决|主要解决|主要研究|常见的?方法|主流方法",
+    re.I,
+)
+
+
 def route(question: str) -> Mode:
     """The mode a question's wording asks for: never AUTO."""
+    extreme = SUPERLATIVE.search(question) and _REPORTED.search(question) and quantity_asked(question)
+    if ((LIST_REQUEST.search(question) or _LIST_ZH.search(question)) and not _CORPUS_QUESTION.search(question)) or extreme:
+        return Mode.LIST
+    if _CORPUS_QUESTION.search(question):
+        return Mode.SUMMARIZE
     if _COMPARE.search(question) and not _REPORTED_COMPARISON.search(question):
         return Mode.COMPARE
     if _SUMMARIZE.search(question) and (not _ONE_PAPER.search(question) or _PLURAL.search(question)):

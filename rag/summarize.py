@@ -18,6 +18,7 @@ from rag.context import Context, Request, ms_since
 from rag.conversation import condense, referenced
 from rag.evidence import contribution_sentence
 from rag.records import Answer, AnswerEvent, Hit, Paper, Source
+from rag.retrieval import filter_papers
 from rag.routing import Mode
 from rag.text import cite, language_of
 from rag.themes import about_theme, theme_of
@@ -31,25 +32,40 @@ OVERVIEW_SOURCES = 12
 
 def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
     timings = {"retrieve": request.elapsed_ms()}
-    question, history = request.question, request.history
+    question, history = request.asked or request.question, request.history
     papers = ctx.corpus.papers_by_id()
     pinned = [papers[p] for p in referenced(question, history) if p in papers]
     if pinned:
         # "Summarize them", "summarise [1] and [3]": the papers of the earlier answer, not a search.
         theme = history[-1].query or history[-1].question
-        hits = [Hit(p, 1.0, relevance=1.0) for p in pinned]
+        yield from _theme_summary(request, theme, [Hit(p, 1.0, relevance=1.0) for p in pinned], prompts.SUMMARY_PINNED, ctx, timings)
+        return
+    theme = theme_of(condense(ctx.chat, ctx.capable, question, (), question))
+    if not theme and request.filters:
+        # "Summarise the oral papers": every paper the filter keeps.
+        kept = [Hit(p, 1.0, relevance=1.0) for p in papers.values() if p.paper_id in filter_papers(papers.values(), request.where or {})]
+        said = ", ".join(f.said for f in request.filters)
+        yield from _theme_summary(request, said, kept, prompts.SUMMARY_FILTERED, ctx, timings)
+    elif not theme:
+        yield from _corpus_overview(request, papers, ctx, timings)
     else:
-        theme = theme_of(condense(ctx.chat, ctx.capable, question, (), question))
-        if not theme:
-            yield from _corpus_overview(request, papers, ctx, timings)
-            return
-        hits = ctx.corpus.search(theme, ctx.calibration.theme_candidates, where=request.where).hits
-        timings["retrieve"] = request.elapsed_ms()
-    yield from _theme_summary(request, theme, hits, bool(pinned), ctx, timings)
+        yield from theme_summary_events(request, theme, ctx, timings)
 
 
-def _theme_summary(request: Request, theme: str, hits: Sequence[Hit], pinned: bool, ctx: Context, timings: dict[str, float]) -> Iterator[AnswerEvent]:
-    """`pinned`: `hits` are the papers the request refers to, all of them in."""
+def theme_summary_events(request: Request, theme: str, ctx: Context, timings: dict[str, float] | None = None) -> Iterator[AnswerEvent]:
+    """Every paper about `theme` (not a fixed top k), grouped and cited; an abstention when none is."""
+    timings = dict(timings or {})
+    hits = ctx.corpus.search(theme, ctx.calibration.theme_candidates, where=request.where).hits
+    timings["retrieve"] = request.elapsed_ms()
+    yield from _theme_summary(request, theme, hits, None, ctx, timings)
+
+
+def _theme_summary(
+    request: Request, theme: str, hits: Sequence[Hit], head: str | None, ctx: Context, timings: dict[str, float]
+) -> Iterator[AnswerEvent]:
+    """`head`: `hits` are papers the request refers to (or its filter keeps), all of them in,
+    counted with this line; None: the candidates of a theme, kept when they are about it."""
+    pinned = head is not None
     question, corpus, cal = request.question, ctx.corpus, ctx.calibration
     language = language_of(question)
     papers = corpus.papers_by_id()
@@ -68,7 +84,7 @@ def _theme_summary(request: Request, theme: str, hits: Sequence[Hit], pinned: bo
     grouped = sum(g.size for g in groups)
     # Gathering stops at theme_candidates; a theme that fills them has more papers than counted.
     count = f"At least {grouped}" if len(hits) >= cal.theme_candidates and grouped >= len(relevant) == len(hits) else str(grouped)
-    lines = [(prompts.SUMMARY_PINNED if pinned else prompts.SUMMARY_COUNT).format(count=count, theme=theme, groups=len(groups))]
+    lines = [(head or prompts.SUMMARY_COUNT).format(count=count, theme=theme, groups=len(groups))]
     for g in groups:
         lines.append(f"\n**{g.label}** ({_papers(g.size)})")
         for paper_id in g.paper_ids:

@@ -208,3 +208,13 @@ def test_serve_on_a_port_in_use_says_so_without_a_traceback() -> None:
         result = runner.invoke(cli.app, ["serve", "--host", "127.0.0.1", "--port", str(port)])
     assert result.exit_code == 1
     assert f"Cannot listen on 127.0.0.1:{port}" in result.output and "--port" in result.output and "Traceback" not in result.output
+
+
+def test_ask_list_json_has_its_page_and_filters() -> None:
+    run("ingest", str(SEEDS))
+    code, result = run("ask", "Which papers evaluate on LongBench?", "--json")
+    assert code == 0 and result["mode"] == "list" and result["filters"] == []  # type: ignore[index]
+    assert result["page"] == {"number": 1, "size": 20, "total": len(result["sources"]), "pages": 1} and result["sources"]  # type: ignore[index]
+    code, result = run("ask", "Which papers mention LongBench?", "--mode", "list", "--where", "source=001_1a28f6aa0f7ab0ee.txt", "--json")
+    assert code == 0 and result["filters"] == [{"field": "source", "values": ["001_1a28f6aa0f7ab0ee.txt"], "said": "--where"}]  # type: ignore[index]
+    assert result["page"]["total"] == 1  # type: ignore[index]  # the one seed naming LongBench is in that list

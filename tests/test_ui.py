@@ -108,6 +108,18 @@ def test_render_answer_shows_table_notes_removed_sentences_and_related_papers() 
     assert "Possibly related" in render.render_answer(abstained) and "Near" in render.render_answer(abstained)
 
 
+def test_a_list_answer_shows_its_filters_as_chips_and_in_the_export() -> None:
+    from rag.records import AppliedFilter, Page
+
+    oral = AppliedFilter("status", ("Oral", "Oral (conditional)"), "oral")
+    text = "**2 oral papers** mention “LoRA”:\n\n1. **A**: We use LoRA [1]."
+    answer = Answer("Which oral papers use <b>LoRA</b>?", text, mode="list", filters=(oral,), page=Page(1, 20, 2))
+    shown = render.render_answer(answer)
+    assert '<span class="filter-chip"' in shown and "status: Oral, Oral (conditional)" in shown and "<sub>list ·" in shown
+    exported = render.export_markdown([{"q": answer.question, "result": answer.to_json()}])
+    assert "> Filters: status: Oral, Oral (conditional)" in exported
+
+
 def test_render_draft_says_what_is_happening_then_streams_sentences() -> None:
     assert "Searching" in render.render_draft([], [])
     one = Source(1, paper("T"), 0.5)

@@ -17,7 +17,7 @@ from ui import render
 from ui.handlers import Handlers
 
 # The mode buttons: one per rag.routing.Mode, labelled as a reader would say it.
-MODE_LABELS = {Mode.AUTO: "Auto", Mode.ANSWER: "Ask", Mode.SUMMARIZE: "Summarize", Mode.COMPARE: "Compare"}
+MODE_LABELS = {Mode.AUTO: "Auto", Mode.ANSWER: "Ask", Mode.SUMMARIZE: "Summarize", Mode.COMPARE: "Compare", Mode.LIST: "List"}
 # Every event that searches, drafts or ingests shares one queue slot pool (PAPERCHAT_APP_CONCURRENCY);
 # Gradio's default would give each event its own.
 WORK = "paperchat-work"
@@ -34,6 +34,7 @@ mark.evidence { background: #fde68a; color: inherit; padding: 0 1px; }
 .generated { font-size: 0.75em; border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px; }
 .turn-sources > summary { cursor: pointer; font-weight: 600; margin: 6px 0; }
 a.cite { text-decoration: none; font-weight: 600; }
+.filter-chip { display: inline-block; font-size: 0.8em; border: 1px solid var(--color-accent); border-radius: 999px; padding: 0 8px; margin: 0 4px 4px 0; }
 /* Comparison tables scroll sideways in the chat instead of squeezing six aspects into slivers. */
 #chat table { display: block; overflow-x: auto; }
 #chat th, #chat td { min-width: 13em; vertical-align: top; font-size: 0.9em; }
@@ -81,7 +82,7 @@ def build_app(api: Paperchat) -> gr.Blocks:
                         question = gr.Textbox(
                             elem_id="question",
                             show_label=False,
-                            placeholder="Ask about the papers, ask for a summary of a theme, or compare papers …",
+                            placeholder="Ask about the papers, list the papers that …, summarise a theme, or compare papers …",
                             scale=6,
                             max_lines=6,
                             max_length=settings.max_question_chars,

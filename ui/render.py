@@ -16,7 +16,7 @@ from rag.routing import Mode
 from rag.text import CITATION, cited_numbers, readable, title_name
 
 ABSTRACT_PREVIEW_CHARS = 600
-_MODE_NAMES = {Mode.ANSWER: "answer", Mode.SUMMARIZE: "summary", Mode.COMPARE: "comparison"}
+_MODE_NAMES = {Mode.ANSWER: "answer", Mode.SUMMARIZE: "summary", Mode.COMPARE: "comparison", Mode.LIST: "list"}
 
 
 def _link(title: str, url: str) -> str:
@@ -77,9 +77,20 @@ def render_draft(sentences: Sequence[str], sources: Sequence[Source], turn: int 
     return "*Searching the abstracts …*"
 
 
+def render_filters(answer: Answer) -> str:
+    """A chip per filter the answer was restricted to ("status: Oral, Oral (conditional)")."""
+    chips = [
+        f'<span class="filter-chip" title="said as “{html.escape(f.said, quote=True)}”">{html.escape(f.field.replace("_", " "))}: '
+        f"{html.escape(', '.join(f.values))}</span>"
+        for f in answer.filters
+    ]
+    return " ".join(chips)
+
+
 def render_answer(answer: Answer, turn: int = 1) -> str:
-    """The finished answer as chat Markdown: cited text, the comparison table, notes, what the checker removed."""
-    parts = [cite_links(answer.text, turn)]
+    """The finished answer as chat Markdown: the filters applied, cited text, the comparison
+    table, notes, what the checker removed."""
+    parts = [render_filters(answer), cite_links(answer.text, turn)]
     if answer.comparison is not None:
         parts.append(cite_links(answer.comparison.to_markdown(), turn))
     if answer.abstained and answer.related:
@@ -158,6 +169,8 @@ def export_markdown(turns: Sequence[Mapping[str, Any]]) -> str:
     for number, turn in enumerate(turns, start=1):
         result = turn.get("result") or {}
         lines += [f"## {number}. {turn.get('q', '')}", "", str(result.get("answer", ""))]
+        filters = [f"{f['field'].replace('_', ' ')}: {', '.join(f['values'])}" for f in result.get("filters") or []]
+        lines += [f"> Filters: {'; '.join(filters)}"] if filters else []
         if result.get("table_markdown"):
             lines += ["", str(result["table_markdown"])]
         lines += [f"> {note}" for note in result.get("notes", [])]

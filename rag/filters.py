@@ -1,0 +1,170 @@
+"""Filters said in words ("oral papers", "in the RL area", "robotics papers", "ICLR papers",
+"from 2024", "口头报告论文", "强化学习领域") turned into conditions on the fields the corpus has.
+
+Only the corpus's own values are offered: a status word keeps the statuses that start with it
+("oral" keeps "Oral" and "Oral (conditional)"), an area word keeps the primary area one of whose
+parts it names ("robotics" → "applications to robotics, autonomy, planning"; "RL" →
+"reinforcement learning"). Words for a field the corpus lacks (the seed lists have none) are
+reported as ignored, never guessed. Status, venue and year words, and an area said as an area
+("in the RL area"), are taken out of the question, so that "Which oral papers use LoRA?" looks for
+LoRA; an area said as "robotics papers" stays, as the topic it also is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from rag import prompts
+from rag.context import Request
+from rag.records import AppliedFilter, Paper
+
+FILTER_FIELDS = ("status", "primary_area", "venue", "year")
+
+# A status said as one: "oral papers", "the orals", "accepted as oral", "口头报告".
+_STATUS = {
+    "oral": r"\borals?(?=\s+(?:papers?|presentations?|talks?|works?|ones?)\b)|\borals\b|\bas (?:an )?oral\b|口头报告|口头",
+    "poster": r"\bposters?(?=\s+(?:papers?|presentations?|works?|ones?)\b)|\bposters\b|\bas (?:a )?poster\b|海报|墙报",
+    "spotlight": r"\bspotlights?(?=\s+(?:papers?|presentations?|works?|ones?)\b)|\bspotlights\b|\bas (?:a )?spotlight\b|亮点论文",
+}
+# Where an area is said: before "area"/"track"/"papers", or after "area (of)".
+_AREA_BEFORE = re.compile(r"\b(?:area|track|field|papers)\b", re.I)
+_AREA_AFTER = re.compile(r"\b(?:primary\s+)?area\s+(?:of\s+)?", re.I)
+MAX_AREA_WORDS = 5
+# Area words in Chinese, as words of the English area names they mean.
+_AREA_ZH = {
+    "强化学习": "reinforcement learning", "机器人": "robotics", "优化": "optimization", "生成模型": "generative models",
+    "可解释": "interpretability", "神经科学": "neuroscience", "认知科学": "cognitive science", "图学习": "graphs",
+    "时间序列": "time series", "因果": "causal reasoning", "学习理论": "learning theory", "数据集": "datasets and benchmarks",
+    "表示学习": "representation learning", "迁移学习": "transfer learning", "元学习": "meta learning",
+    "概率方法": "probabilistic methods", "安全": "safety", "隐私": "privacy", "公平": "fairness", "对齐": "alignment",
+    "基础模型": "foundation or frontier models", "物理科学": "physical sciences", "计算机视觉": "computer vision",
+}  # fmt: skip
+_AREA_ZH_SAID = re.compile("(?:" + "|".join(map(re.escape, sorted(_AREA_ZH, key=len, reverse=True))) + ")(?:领域|方向|方面)")
+# Words that start an area's name without naming it ("applications to robotics").
+_AREA_PREFIX = re.compile(r"^(?:applications? to|learning on|other topics in)\s+", re.I)
+_LEADING = re.compile(r"^(?:in|from|of|the|all|which|what|many|how|are|any|there)\s+", re.I)
+_YEAR = re.compile(r"\b(?:from|published in)\s+((?:19|20)\d\d)\b|\b((?:19|20)\d\d)\s+papers\b|((?:19|20)\d\d)\s*年")
+
+
+@dataclass(frozen=True)
+class SaidFilters:
+    applied: tuple[AppliedFilter, ...] = ()
+    ignored: tuple[str, ...] = ()  # words naming a filter on a field this corpus does not record
+    unmatched: tuple[str, ...] = ()  # words naming a value no paper of this corpus has ("spotlight")
+    question: str = ""  # the question without the words of the applied filters
+
+
+def field_values(papers: Iterable[Paper]) -> dict[str, Counter[str]]:
+    """The values each filterable field takes in the corpus, with how many papers have each."""
+    values: dict[str, Counter[str]] = {}
+    for paper in papers:
+        for key, value in paper.metadata().items():
+            if key in FILTER_FIELDS:
+                values.setdefault(key, Counter())[str(value)] += 1
+    return values
+
+
+def area_parts(area: str) -> list[str]:
+    """The parts of an area's name a reader would say, lower-cased: "applications to robotics,
+    autonomy, planning" → robotics, autonomy, planning; "reinforcement learning" → it and "rl"."""
+    name = re.sub(r"\([^)]*\)|,?\s*including\b.*$", "", area).strip().lower()
+    parts = [_AREA_PREFIX.sub("", p.strip()) for p in re.split(r",|\band\b|\bor\b|&", name)]
+    parts = [p for p in parts if p and p not in ("other", "etc.", "etc")]
+    acronyms = ["".join(w[0] for w in p.split()) for p in parts if len(p.split()) >= 2]
+    return list(dict.fromkeys([area.lower(), name, *parts, *acronyms]))
+
+
+def filters_in(question: str, fields: Mapping[str, Counter[str]]) -> SaidFilters:
+    """The filters `question` says in words, kept to the values `fields` (field_values) has."""
+    applied: list[AppliedFilter] = []
+    ignored: list[str] = []
+    unmatched: list[str] = []
+    rest = question
+    for kind, pattern in _STATUS.items():
+        if match := re.search(pattern, rest, re.I):
+            values = tuple(v for v in fields.get("status", {}) if v.lower().startswith(kind))
+            if values:
+                applied.append(AppliedFilter("status", values, match.group(0)))
+                rest = _without(rest, match.span())
+            else:
+                (unmatched if "status" in fields else ignored).append(match.group(0))
+    area, span, said = _area(rest, fields.get("primary_area", {}))
+    if area:
+        applied.append(AppliedFilter("primary_area", (area,), said))
+        if not said.lower().endswith("papers"):
+            rest = _without(rest, span)
+    elif said:
+        ignored.append(said)
+    for head in dict.fromkeys(v.split()[0] for v in fields.get("venue", {}) if v.strip()):
+        if match := re.search(rf"\b{re.escape(head)}(?:\s+\d{{4}})?(?=\s+papers\b)|\b(?:at|in|from)\s+{re.escape(head)}\b", rest):
+            applied.append(AppliedFilter("venue", tuple(v for v in fields["venue"] if v.split()[0] == head), match.group(0)))
+            rest = _without(rest, match.span())
+            break
+    if match := _YEAR.search(rest):
+        year = next(g for g in match.groups() if g)
+        if year in fields.get("year", {}):
+            applied.append(AppliedFilter("year", (year,), match.group(0)))
+            rest = _without(rest, match.span())
+        else:
+            (unmatched if "year" in fields else ignored).append(match.group(0))
+    return SaidFilters(tuple(applied), tuple(ignored), tuple(unmatched), rest)
+
+
+def _area(question: str, areas: Mapping[str, int]) -> tuple[str, tuple[int, int], str]:
+    """(the area, where it is said, the words) for an area the question names as one. With no
+    area field, an area said explicitly ("in the RL area") comes back as words to report ignored."""
+    parts = {part: area for area in areas for part in area_parts(area)}
+    for anchor in _AREA_BEFORE.finditer(question):
+        before = question[: anchor.start()].rstrip()
+        words = list(re.finditer(r"[\w&'\-]+", before))
+        for n in range(min(MAX_AREA_WORDS, len(words)), 0, -1):
+            start = words[-n].start()
+            phrase = _LEADING.sub("", _LEADING.sub("", before[start:].lower()))
+            if found := _part(phrase, parts):
+                # "in the ... area" is taken whole; "... papers" keeps its "papers".
+                frame = re.search(r"(?:\b(?:in|from|of)\s+)?(?:the\s+)?$", question[:start], re.I)
+                begin = frame.start() if frame and anchor.group(0).lower() != "papers" else start
+                return found, (begin, anchor.end()), question[begin : anchor.end()]
+        if not areas and anchor.group(0).lower() in ("area", "track") and words:
+            return "", (0, 0), question[words[max(0, len(words) - 3)].start() : anchor.end()]
+    for after in _AREA_AFTER.finditer(question):
+        words = list(re.finditer(r"[\w&'\-]+", question[after.end() :]))
+        for n in range(min(MAX_AREA_WORDS, len(words)), 0, -1):
+            end = after.end() + words[n - 1].end()
+            if found := _part(question[after.end() : end].lower(), parts):
+                return found, (after.start(), end), question[after.start() : end]
+    if match := _AREA_ZH_SAID.search(question):
+        english = _AREA_ZH[match.group(0)[:-2]]
+        area = next((a for a in areas if english in a.lower()), "")
+        return (area, match.span(), match.group(0)) if area or not areas else ("", (0, 0), "")
+    return "", (0, 0), ""
+
+
+def _part(phrase: str, parts: Mapping[str, str]) -> str:
+    """The area `phrase` names ("robotic" and "robotics" alike), or ""."""
+    for candidate in (phrase, phrase.rstrip("s"), phrase + "s"):
+        if candidate in parts:
+            return parts[candidate]
+    return ""
+
+
+def _without(question: str, span: tuple[int, int]) -> str:
+    return " ".join((question[: span[0]] + " " + question[span[1] :]).split())
+
+
+def with_said_filters(request: Request, fields: Mapping[str, Counter[str]]) -> tuple[Request, list[str]]:
+    """The request restricted by the filters its question says (beside `--where`, which wins for
+    its fields), and the notes that say what was applied and what was not."""
+    said = filters_in(request.question, fields)
+    explicit = dict(request.where or {})
+    where: dict[str, object] = {f.field: list(f.values) for f in said.applied if f.field not in explicit} | explicit
+    applied = [*(f for f in said.applied if f.field not in explicit)]
+    applied += [AppliedFilter(k, tuple(map(str, v)) if isinstance(v, list | tuple) else (str(v),), "--where") for k, v in explicit.items()]
+    notes = [prompts.FILTER_IGNORED.format(said=words) for words in said.ignored]
+    notes += [prompts.FILTER_UNMATCHED.format(said=words) for words in said.unmatched]
+    if applied:
+        notes.insert(0, prompts.FILTER_APPLIED.format(conditions="; ".join(f"{f.field.replace('_', ' ')} {' or '.join(f.values)}" for f in applied)))
+    return replace(request, where=where or None, filters=tuple(applied), asked=said.question), notes
