@@ -145,7 +145,8 @@ def overview(args: argparse.Namespace) -> None:
         if answer.abstained:
             continue
         head = answer.text.split("\n\n", 1)[0]
-        paragraph = [] if " papers in the corpus are about " in head else re.findall(r"[^.!?]+[.!?](?:\s*\[\d+(?:,\s*\d+)*\])?", head)
+        counted = re.match(r"(?:At least )?[\d,]+ papers? in the corpus (?:is|are) about ", head)
+        paragraph = [] if counted else re.findall(r"[^.!?]+[.!?](?:\s*\[\d+(?:,\s*\d+)*\])?", head)
         with_paragraph += bool(paragraph)
         kept += len(paragraph)
         dropped += len(answer.dropped)

@@ -83,7 +83,8 @@ def referenced(question: str, history: Sequence[Turn]) -> tuple[str, ...]:
     if re.search(r"\bfirst (?:two|2)\b|前两", question):
         picked = tuple(dict.fromkeys([*picked, *last.source_ids[:2]]))
     if not picked and _PLURAL.search(question):
-        picked = tuple((last.cited_ids or last.source_ids)[:3])
+        # "Summarise them" after a list: every paper of its page, not the first three cited.
+        picked = tuple(last.source_ids if last.page is not None else (last.cited_ids or last.source_ids)[:3])
     return picked
 
 
@@ -168,18 +169,20 @@ def _is_page(page: object) -> bool:
     return isinstance(page, dict) and all(isinstance(page.get(k), int) and page[k] >= 0 for k in ("number", "size", "total")) and page["size"] > 0
 
 
-# "more", "next page", "show the rest", "下一页": the next page of the list the last answer began.
+# "more", "next page please", "continue", "show the rest", "下一页", "更多": the next page of the list
+# the last answer began.
 _NEXT_PAGE = re.compile(
     r"^\s*(?:(?:show|list|give|see)(?: me)?\s+)?(?:the\s+)?"
-    r"(?:next(?:\s+page|\s+\d+|\s+ones)?|more(?:\s+papers)?|the rest|rest|remaining(?:\s+papers)?|others)\s*[.!?]*\s*$"
-    r"|下一页|更多论文|其余的|剩下的",
+    r"(?:next(?:\s+page|\s+\d+|\s+ones)?|more(?:\s+papers)?|the rest|rest|remaining(?:\s+papers)?|others|continue|go on|keep going)"
+    r"(?:\s*,?\s*please)?\s*[.!?]*\s*$|^\s*(?:下一页|更多|更多论文|其余的|剩下的|继续)\s*[。！？]*\s*$",
     re.I,
 )
 
 
 def next_page(question: str, history: Sequence[Turn]) -> Turn | None:
-    """The earlier list turn whose next page `question` asks for ("more", "next page"), or None."""
+    """The earlier list turn whose next page `question` asks for ("more", "next page"), or None.
+    After its last page too: the list then says there is no further page."""
     last = history[-1] if history else None
-    if last is None or last.page is None or last.page.number >= last.page.pages or not _NEXT_PAGE.search(question):
+    if last is None or last.page is None or not last.page.total or not _NEXT_PAGE.search(question):
         return None
     return last

@@ -2,19 +2,22 @@
 "from 2024", "口头报告论文", "强化学习领域") turned into conditions on the fields the corpus has.
 
 Only the corpus's own values are offered: a status word keeps the statuses that start with it
-("oral" keeps "Oral" and "Oral (conditional)"), an area word keeps the primary area one of whose
-parts it names ("robotics" → "applications to robotics, autonomy, planning"; "RL" →
-"reinforcement learning"). Words for a field the corpus lacks (the seed lists have none) are
-reported as ignored, never guessed. Status, venue and year words, and an area said as an area
-("in the RL area"), are taken out of the question, so that "Which oral papers use LoRA?" looks for
-LoRA; an area said as "robotics papers" stays, as the topic it also is.
+("oral" keeps "Oral" and "Oral (conditional)"). An area said as an area ("in the RL area", "the
+area of robotics", "物理领域") keeps the primary area one of whose parts it names ("robotics" →
+"applications to robotics, autonomy, planning"; "physics" → "applications to physical sciences
+(physics, chemistry, biology, etc.)"); "<X> papers" is an area only when X names the area itself
+(its name, its first part, its acronym: "robotics papers", "RL papers"), not one of its many
+topics ("audio papers" are papers on audio, not the 737 of the modalities area). Words for a
+field the corpus lacks (the seed lists have none) or a value it lacks are reported, never guessed.
+The words of a filter are taken out of the question, so that "Which oral papers use LoRA?" looks
+for LoRA.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from rag import prompts
@@ -23,15 +26,16 @@ from rag.records import AppliedFilter, Paper
 
 FILTER_FIELDS = ("status", "primary_area", "venue", "year")
 
-# A status said as one: "oral papers", "the orals", "accepted as oral", "口头报告".
+# A status said as one: "oral papers", "among the orals", "accepted as an oral", "口头报告论文" (not
+# "scientific posters", "oral cancer" or "生成海报的论文").
 _STATUS = {
-    "oral": r"\borals?(?=\s+(?:papers?|presentations?|talks?|works?|ones?)\b)|\borals\b|\bas (?:an )?oral\b|口头报告|口头",
-    "poster": r"\bposters?(?=\s+(?:papers?|presentations?|works?|ones?)\b)|\bposters\b|\bas (?:a )?poster\b|海报|墙报",
-    "spotlight": r"\bspotlights?(?=\s+(?:papers?|presentations?|works?|ones?)\b)|\bspotlights\b|\bas (?:a )?spotlight\b|亮点论文",
+    kind: rf"\b(?:in|among|from)\s+the\s+{kind}s?(?:\s+(?:papers?|presentations?|talks?|works?|submissions))?\b"
+    rf"|\b{kind}s?(?=\s+(?:papers?|presentations?|talks?|works?|ones?|submissions)\b)|\b(?:accepted\s+)?as\s+(?:an?\s+)?{kind}\b|{zh}"
+    for kind, zh in (("oral", "口头报告|口头(?=论文)"), ("poster", "(?:海报|墙报)(?=论文)"), ("spotlight", "亮点(?=论文)"))
 }
-# Where an area is said: before "area"/"track"/"papers", or after "area (of)".
+# Where an area is said: before "area"/"track"/"field"/"papers", or after "area (of)", "field of".
 _AREA_BEFORE = re.compile(r"\b(?:area|track|field|papers)\b", re.I)
-_AREA_AFTER = re.compile(r"\b(?:primary\s+)?area\s+(?:of\s+)?", re.I)
+_AREA_AFTER = re.compile(r"(?:\b(?:in|from)\s+)?(?:the\s+)?\b(?:(?:primary\s+)?area|field|track)\s+(?:of\s+)?", re.I)
 MAX_AREA_WORDS = 5
 # Area words in Chinese, as words of the English area names they mean.
 _AREA_ZH = {
@@ -41,6 +45,7 @@ _AREA_ZH = {
     "表示学习": "representation learning", "迁移学习": "transfer learning", "元学习": "meta learning",
     "概率方法": "probabilistic methods", "安全": "safety", "隐私": "privacy", "公平": "fairness", "对齐": "alignment",
     "基础模型": "foundation or frontier models", "物理科学": "physical sciences", "计算机视觉": "computer vision",
+    "物理": "physics", "化学": "chemistry", "生物": "biology", "大语言模型": "llms", "大模型": "llms",
 }  # fmt: skip
 _AREA_ZH_SAID = re.compile("(?:" + "|".join(map(re.escape, sorted(_AREA_ZH, key=len, reverse=True))) + ")(?:领域|方向|方面)")
 # Words that start an area's name without naming it ("applications to robotics").
@@ -67,12 +72,19 @@ def field_values(papers: Iterable[Paper]) -> dict[str, Counter[str]]:
     return values
 
 
-def area_parts(area: str) -> list[str]:
+def area_parts(area: str, whole: bool = False) -> list[str]:
     """The parts of an area's name a reader would say, lower-cased: "applications to robotics,
-    autonomy, planning" → robotics, autonomy, planning; "reinforcement learning" → it and "rl"."""
+    autonomy, planning" → robotics, autonomy, planning; "reinforcement learning" → it and "rl";
+    the words in its parentheses and after "including" too ("physics", "llms"). `whole`: only
+    those that name the area itself: its name, its first part, their acronyms."""
     name = re.sub(r"\([^)]*\)|,?\s*including\b.*$", "", area).strip().lower()
     parts = [_AREA_PREFIX.sub("", p.strip()) for p in re.split(r",|\band\b|\bor\b|&", name)]
     parts = [p for p in parts if p and p not in ("other", "etc.", "etc")]
+    if whole:
+        parts = parts[:1]
+    else:
+        inside = re.findall(r"\(([^)]*)\)|including\s+(.*)$", area.lower())
+        parts += [w.strip() for groups in inside for g in groups for w in re.split(r",|\band\b", g) if w.strip() not in ("", "etc.", "etc")]
     acronyms = ["".join(w[0] for w in p.split()) for p in parts if len(p.split()) >= 2]
     return list(dict.fromkeys([area.lower(), name, *parts, *acronyms]))
 
@@ -86,20 +98,22 @@ def filters_in(question: str, fields: Mapping[str, Counter[str]]) -> SaidFilters
     for kind, pattern in _STATUS.items():
         if match := re.search(pattern, rest, re.I):
             values = tuple(v for v in fields.get("status", {}) if v.lower().startswith(kind))
+            said = match.group(0)
             if values:
-                applied.append(AppliedFilter("status", values, match.group(0)))
-                rest = _without(rest, match.span())
+                applied.append(AppliedFilter("status", values, said))
             else:
-                (unmatched if "status" in fields else ignored).append(match.group(0))
+                (unmatched if "status" in fields else ignored).append(said)
+            rest = _without(rest, match.span())
     area, span, said = _area(rest, fields.get("primary_area", {}))
     if area:
         applied.append(AppliedFilter("primary_area", (area,), said))
-        if not said.lower().endswith("papers"):
-            rest = _without(rest, span)
     elif said:
         ignored.append(said)
+    if said:
+        # "<area> papers" keeps its "papers": the rest of the question still asks for papers.
+        rest = _without(rest, span, keep="papers" if said.lower().endswith("papers") else "")
     for head in dict.fromkeys(v.split()[0] for v in fields.get("venue", {}) if v.strip()):
-        if match := re.search(rf"\b{re.escape(head)}(?:\s+\d{{4}})?(?=\s+papers\b)|\b(?:at|in|from)\s+{re.escape(head)}\b", rest):
+        if match := re.search(rf"\b{re.escape(head)}(?:\s+\d{{4}})?(?=\s+papers\b)|\b(?:at|in|from)\s+{re.escape(head)}(?:\s+\d{{4}})?\b", rest):
             applied.append(AppliedFilter("venue", tuple(v for v in fields["venue"] if v.split()[0] == head), match.group(0)))
             rest = _without(rest, match.span())
             break
@@ -107,23 +121,34 @@ def filters_in(question: str, fields: Mapping[str, Counter[str]]) -> SaidFilters
         year = next(g for g in match.groups() if g)
         if year in fields.get("year", {}):
             applied.append(AppliedFilter("year", (year,), match.group(0)))
-            rest = _without(rest, match.span())
         else:
             (unmatched if "year" in fields else ignored).append(match.group(0))
+        rest = _without(rest, match.span(), keep="papers" if match.group(0).endswith("papers") else "")
     return SaidFilters(tuple(applied), tuple(ignored), tuple(unmatched), rest)
+
+
+def papers_called(filters: Sequence[AppliedFilter], count: int | str) -> str:
+    """How many papers, and which once filtered: "13 oral papers in the “reinforcement learning” area"."""
+    kinds = [f.values[0].split()[0].lower() if f.field == "status" else f.values[0] for f in filters if f.field in ("status", "venue", "year")]
+    areas = [f.values[0] for f in filters if f.field == "primary_area"]
+    words = " ".join([f"{count:,}" if isinstance(count, int) else count, *kinds, "paper" if count == 1 else "papers"])
+    return words + (f" in the “{areas[0]}” area" if areas else "")
 
 
 def _area(question: str, areas: Mapping[str, int]) -> tuple[str, tuple[int, int], str]:
     """(the area, where it is said, the words) for an area the question names as one. With no
     area field, an area said explicitly ("in the RL area") comes back as words to report ignored."""
     parts = {part: area for area in areas for part in area_parts(area)}
+    wholes = {part: area for area in areas for part in area_parts(area, whole=True)}
     for anchor in _AREA_BEFORE.finditer(question):
         before = question[: anchor.start()].rstrip()
         words = list(re.finditer(r"[\w&'\-]+", before))
+        named = wholes if anchor.group(0).lower() == "papers" else parts
         for n in range(min(MAX_AREA_WORDS, len(words)), 0, -1):
             start = words[-n].start()
             phrase = _LEADING.sub("", _LEADING.sub("", before[start:].lower()))
-            if found := _part(phrase, parts):
+            start += len(before[start:]) - len(phrase)  # "Which robotics papers": the area is "robotics"
+            if found := _part(phrase, named):
                 # "in the ... area" is taken whole; "... papers" keeps its "papers".
                 frame = re.search(r"(?:\b(?:in|from|of)\s+)?(?:the\s+)?$", question[:start], re.I)
                 begin = frame.start() if frame and anchor.group(0).lower() != "papers" else start
@@ -138,7 +163,7 @@ def _area(question: str, areas: Mapping[str, int]) -> tuple[str, tuple[int, int]
                 return found, (after.start(), end), question[after.start() : end]
     if match := _AREA_ZH_SAID.search(question):
         english = _AREA_ZH[match.group(0)[:-2]]
-        area = next((a for a in areas if english in a.lower()), "")
+        area = next((a for a in areas if english in area_parts(a) or english in a.lower()), "")
         return (area, match.span(), match.group(0)) if area or not areas else ("", (0, 0), "")
     return "", (0, 0), ""
 
@@ -151,8 +176,8 @@ def _part(phrase: str, parts: Mapping[str, str]) -> str:
     return ""
 
 
-def _without(question: str, span: tuple[int, int]) -> str:
-    return " ".join((question[: span[0]] + " " + question[span[1] :]).split())
+def _without(question: str, span: tuple[int, int], keep: str = "") -> str:
+    return " ".join(f"{question[: span[0]]} {keep} {question[span[1] :]}".split())
 
 
 def with_said_filters(request: Request, fields: Mapping[str, Counter[str]]) -> tuple[Request, list[str]]:

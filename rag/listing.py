@@ -1,6 +1,6 @@
 """The list mode: every paper of the corpus that meets a criterion said in words (rag/criteria.py),
 counted and listed page by page, each with the sentence of its abstract that shows it; or, for
-"the best reported X", the numbers those papers state, largest first.
+"the best reported X", the values those papers state, largest first.
 
 No language model writes a list: every line is a paper's own sentence, cited, so a list is true by
 construction, and its count is the whole count, not a top k. The papers are all read (a scan of
@@ -11,107 +11,133 @@ missed for ranking low.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from rag import prompts
 from rag.context import Context, Request
 from rag.criteria import Criterion, criterion_of
 from rag.evidence import contribution_sentence, sentences_of
-from rag.quantities import SUPERLATIVE, Quantity, quantity_asked
+from rag.filters import papers_called
+from rag.quantities import SUPERLATIVE, Quantity, values
 from rag.records import Answer, AnswerEvent, Page, Paper, Source
 from rag.retrieval import filter_papers
-from rag.routing import Mode
+from rag.routing import Mode, extreme_asked
+from rag.summarize import summarize_events
 from rag.text import cite, language_of
 
-# Papers a page lists: a screen of lines, and what a reader scans before asking for more.
+# Papers a page lists (and values an extreme's page shows): a screen of lines, and what a reader
+# scans before asking for more.
 PAGE_SIZE = 20
-# The most numbers an extreme's answer lists: the largest few say it; the sources hold them all.
-MAX_VALUES = 20
-
-
 # An extreme's topic follows its quantity ("the best speedup reported for speculative decoding")
 # or comes before it ("the highest KV cache compression ratio reported"), among these words.
-_TOPIC_AFTER = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:for|on|in|of|among|across|by|with)\s+(.+)$", re.I)
-_EXTREME_WORDS = re.compile(r"\b(?:what|which|is|are|was|were|the|a|an|reported|stated|achieved|claimed|any)\b|[?？.!]", re.I)
-
-
-def _topic(question: str, quantity: Quantity) -> str:
-    asked = quantity.asked.search(question)
-    assert asked is not None  # quantity_asked found it
-    if after := _TOPIC_AFTER.match(question[asked.end() :]):
-        return after.group(1)
-    before = SUPERLATIVE.sub(" ", question[: asked.start()])
-    return " ".join(_EXTREME_WORDS.sub(" ", before).split())
+_TOPIC_AFTER = re.compile(r"^\W*(?:[\w\-]+\s+){0,2}?(?:for|on|in|of|among|across|by|with)\s+(.+)$", re.I)
+_EXTREME_WORDS = re.compile(
+    r"\b(?:what|which|is|are|was|were|the|a|an|reported|stated|achieved|claimed|any|among|across|papers?|corpus|ratios?)\b|'s|[?？.!,]", re.I
+)
+_HOW_MANY = re.compile(r"\bhow\s+many\b|多少", re.I)
 
 
 def list_events(request: Request, ctx: Context, page: int = 1) -> Iterator[AnswerEvent]:
-    """The papers that meet the question's criterion, one page of them (or the numbers they state)."""
-    timings = {"retrieve": 0.0}
+    """The papers that meet the question's criterion, one page of them (or the values they state)."""
     question = request.asked or request.question
     papers = ctx.corpus.papers_by_id()
     allowed = filter_papers(papers.values(), request.where) if request.where else set(papers)
-    pool = [p for p in papers.values() if p.paper_id in allowed]
-    quantity = quantity_asked(question)
+    quantity = extreme_asked(question)
     texts = [_words(p) for p in papers.values()]
     criterion = criterion_of(f"papers on {_topic(question, quantity)}" if quantity else question, texts)
-    meeting = [p for p in pool if criterion.meets(_words(p))]
-    timings["retrieve"] = request.elapsed_ms()
+    if not criterion.ideas and not request.filters and not quantity and not _HOW_MANY.search(question):
+        # Nothing to look for in the papers' words ("有没有关于模型合并的论文？" names no English term):
+        # a summary of the question's theme says what the corpus has, or that it has nothing.
+        yield from _noted(summarize_events(request, ctx), prompts.LIST_NOTHING_NAMED)
+        return
+    meeting = [p for p in papers.values() if p.paper_id in allowed and criterion.meets(_words(p))]
+    timings = {"retrieve": request.elapsed_ms()}
     # `query` is the question as asked, filter words included: "more" asks it again for the next page.
     base = Answer(question=request.question, text="", mode=Mode.LIST, backend=ctx.backend, language=language_of(request.question), query=request.question)
     if quantity is not None and meeting:
-        answer = _extreme(base, quantity, criterion, meeting, request)
+        answer = _extreme(base, quantity, criterion, meeting, request, page)
+    elif meeting:
+        answer = _page(base, criterion, sorted(meeting, key=lambda p: -_mentions(p, criterion)), request, page)
     else:
-        answer = _page(base, criterion, meeting, request, papers, page)
+        answer = replace(base, text=_nothing(criterion, request, papers), page=Page(1, PAGE_SIZE, 0))
     yield AnswerEvent("sources", sources=answer.sources)
-    notes = [*answer.notes, *([prompts.ENGLISH_ONLY] if answer.language == "zh" else [])]
     timings["total"] = request.elapsed_ms()
-    yield AnswerEvent("final", answer=replace(answer, notes=tuple(notes), timings_ms=timings))
+    yield AnswerEvent("final", answer=replace(answer, notes=(*answer.notes, *([prompts.ENGLISH_ONLY] if answer.language == "zh" else [])), timings_ms=timings))
 
 
-def _page(base: Answer, criterion: Criterion, meeting: list[Paper], request: Request, papers: dict[str, Paper], page: int) -> Answer:
-    if not meeting:
-        return replace(base, text=_nothing(criterion, request, papers), page=Page(1, PAGE_SIZE, 0))
-    ordered = sorted(meeting, key=lambda p: -_mentions(p, criterion))
-    pages = Page(1, PAGE_SIZE, len(ordered))
+def _topic(question: str, quantity: Quantity) -> str:
+    """What an extreme asks about: after its quantity ("... speedup for speculative decoding"),
+    else between its superlative and its quantity ("the highest KV cache compression ratio")."""
+    named = list(quantity.asked.finditer(question))
+    if after := _TOPIC_AFTER.match(question[named[-1].end() :]):
+        return after.group(1)
+    superlative = SUPERLATIVE.search(question)
+    between = question[superlative.end() if superlative else 0 : named[-1].start()]
+    return " ".join(_EXTREME_WORDS.sub(" ", SUPERLATIVE.sub(" ", between)).split())
+
+
+def _noted(events: Iterator[AnswerEvent], note: str) -> Iterator[AnswerEvent]:
+    for event in events:
+        yield replace(event, answer=replace(event.answer, notes=(note, *event.answer.notes))) if event.answer is not None else event
+
+
+def _paged(items: Sequence[object], page: int) -> tuple[Page, int]:
+    """The page to show (the last one when asked for one beyond it) and its first item's index."""
+    pages = Page(1, PAGE_SIZE, len(items))
     number = min(max(1, page), pages.pages)
-    shown = ordered[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
+    return Page(number, PAGE_SIZE, len(items)), (number - 1) * PAGE_SIZE
+
+
+def _footer(page: Page, first: int, shown: int, asked: int) -> list[str]:
+    """Where this page is in the list, and how to see more (or that this was the last page)."""
+    if page.pages == 1:
+        return []
+    last = first + shown
+    if page.number < page.pages:
+        return ["", prompts.LIST_PAGE.format(first=first + 1, last=last, total=page.total, more=min(PAGE_SIZE, page.total - last))]
+    return ["", (prompts.LIST_LAST_AGAIN if asked > page.number else prompts.LIST_LAST).format(first=first + 1, last=last, total=page.total)]
+
+
+def _page(base: Answer, criterion: Criterion, ordered: list[Paper], request: Request, asked: int) -> Answer:
+    page, first = _paged(ordered, asked)
+    shown = ordered[first : first + PAGE_SIZE]
     sources = [Source(n, p, 1.0, _evidence(p, criterion)) for n, p in enumerate(shown, start=1)]
-    what = criterion.describe() or "in the corpus"
+    what = criterion.describe() or prompts.LIST_EVERY
     what = re.sub(r"^mention\b", "mentions", what) if len(ordered) == 1 else what
-    head = prompts.LIST_COUNT.format(papers=_called(request, len(ordered)), what=what)
-    lines = [head, ""]
-    for s in sources:
+    lines = [prompts.LIST_COUNT.format(papers=papers_called(request.filters, len(ordered)), what=what), ""]
+    for rank, s in enumerate(sources, start=first + 1):
         shown_why = cite(" ".join(s.evidence), [s.n]) if s.evidence else prompts.LIST_IN_TITLE.format(n=s.n)
-        lines.append(f"{s.n}. **{s.paper.title}**: {shown_why}")
-    first, last = (number - 1) * PAGE_SIZE + 1, (number - 1) * PAGE_SIZE + len(shown)
-    if pages.pages > 1:
-        lines += ["", prompts.LIST_PAGE.format(first=first, last=last, total=len(ordered), more=min(PAGE_SIZE, len(ordered) - last))]
-    return replace(base, text="\n".join(lines).rstrip(), sources=tuple(sources), page=Page(number, PAGE_SIZE, len(ordered)))
+        lines.append(f"{rank}. **{s.paper.title}**: {shown_why}")
+    lines += _footer(page, first, len(shown), asked)
+    return replace(base, text="\n".join(lines), sources=tuple(sources), page=page)
 
 
-def _extreme(base: Answer, quantity: Quantity, criterion: Criterion, meeting: list[Paper], request: Request) -> Answer:
-    """The largest value of `quantity` each paper states, largest first, each in its own sentence."""
-    found: list[tuple[float, str, Paper, str]] = []
+def _extreme(base: Answer, quantity: Quantity, criterion: Criterion, meeting: list[Paper], request: Request, asked: int) -> Answer:
+    """The largest value of `quantity` each paper states next to its words, largest first, each in its sentence."""
+    found: list[tuple[float, str, str, Paper, str]] = []
     for paper in meeting:
-        best = max(
-            ((float(m.group(1)), m.group(1), s) for s in sentences_of(paper) if quantity.cue.search(s) for m in quantity.number.finditer(s)),
-            default=None,
-        )
-        if best is not None:
-            found.append((best[0], best[1], paper, best[2]))
-    found.sort(key=lambda f: -f[0])
+        stated = [(value, written, unit, sentence) for sentence in sentences_of(paper) for value, written, unit in values(quantity, sentence)]
+        # One unit per answer: the quantity's first unit any paper states ("×" before "%" for memory).
+        if stated:
+            value, written, unit, sentence = max(stated, key=lambda v: (quantity.units.index(v[2]) == 0, v[0]))
+            found.append((value, written, unit, paper, sentence))
+    units = [u for u in quantity.units if any(f[2] == u for f in found)]
+    found = sorted((f for f in found if units and f[2] == units[0]), key=lambda f: -f[0])
+    what = f"that {criterion.describe()}" if criterion.ideas else prompts.LIST_EVERY
+    called = papers_called(request.filters, len(meeting))
     if not found:
-        text = prompts.EXTREME_NONE.format(papers=_called(request, len(meeting)), what=criterion.describe(), quantity=quantity.name)
-        return replace(base, text=text, page=Page(1, PAGE_SIZE, 0))
-    shown = found[:MAX_VALUES]
-    sources = [Source(n, paper, 1.0, (sentence,)) for n, (_, _, paper, sentence) in enumerate(shown, start=1)]
-    value = f"{shown[0][1]}{quantity.unit}"
-    papers = _called(request, len(meeting))
-    head = prompts.EXTREME_HEAD.format(quantity=quantity.name, papers=papers, what=criterion.describe(), value=value, stating=len(found))
-    lines = [cite(head, [1]), "", prompts.EXTREME_CAVEAT, ""]
-    lines += [f"{n}. **{value}{quantity.unit}**: {cite(sentence, [n])}" for n, (_, value, _, sentence) in enumerate(shown, start=1)]
-    return replace(base, text="\n".join(lines), sources=tuple(sources), page=Page(1, PAGE_SIZE, len(found)))
+        return replace(base, text=prompts.EXTREME_NONE.format(papers=called, what=what, quantity=quantity.name), page=Page(1, PAGE_SIZE, 0))
+    page, first = _paged(found, asked)
+    shown = found[first : first + PAGE_SIZE]
+    sources = [Source(n, paper, 1.0, (sentence,)) for n, (_, _, _, paper, sentence) in enumerate(shown, start=1)]
+    largest = found[0]
+    head = prompts.EXTREME_HEAD.format(quantity=quantity.name, papers=called, what=what, value=f"{largest[1]}{largest[2]}", stating=len(found))
+    lines = [cite(head, [1]) if first == 0 else head + ".", "", prompts.EXTREME_CAVEAT, ""]
+    for n, (_, written, unit, _, sentence) in enumerate(shown, start=1):
+        lines.append(f"{first + n}. **{written}{unit}**: {cite(sentence, [n])}")
+    lines += _footer(page, first, len(shown), asked)
+    return replace(base, text="\n".join(lines), sources=tuple(sources), page=page)
 
 
 def _nothing(criterion: Criterion, request: Request, papers: dict[str, Paper]) -> str:
@@ -122,18 +148,11 @@ def _nothing(criterion: Criterion, request: Request, papers: dict[str, Paper]) -
     if absent:
         return prompts.LIST_NONE_MENTION.format(papers=f"{len(every):,}", what=", ".join(f"“{a}”" for a in absent))
     together = sum(criterion.meets(_words(p)) for p in every)
-    if together and request.filters:
-        return prompts.LIST_NONE_FILTERED.format(papers=_called(request, "no"), what=criterion.describe(), outside=together)
+    if request.filters:
+        what = f"that {criterion.describe()}" if criterion.ideas else prompts.LIST_EVERY
+        return prompts.LIST_NONE_FILTERED.format(papers=papers_called(request.filters, "no"), what=what, outside=together)
     separately = "; ".join(f"{c} mention “{i.said}”" for i, c in zip(criterion.ideas, counts, strict=True))
     return prompts.LIST_NONE_TOGETHER.format(separately=separately)
-
-
-def _called(request: Request, count: int | str) -> str:
-    """How many papers, and which once filtered: "13 oral papers in the “reinforcement learning” area"."""
-    kinds = [f.values[0].split()[0].lower() if f.field == "status" else f.values[0] for f in request.filters if f.field in ("status", "venue", "year")]
-    areas = [f.values[0] for f in request.filters if f.field == "primary_area"]
-    words = " ".join([str(count), *kinds, "paper" if count == 1 else "papers"])
-    return words + (f" in the “{areas[0]}” area" if areas else "")
 
 
 def _words(paper: Paper) -> str:
@@ -163,4 +182,3 @@ def _evidence(paper: Paper, criterion: Criterion) -> tuple[str, ...]:
         if sentence and sentence not in chosen:
             chosen.append(sentence)
     return tuple(chosen[:2])
-

@@ -41,9 +41,9 @@ COMPARE_USER = (
 
 # Summaries: the count first (a summary must say how many papers it covers), then the overview
 # paragraph a capable backend drafts from the papers' contribution sentences.
-SUMMARY_COUNT = "{count} papers in the corpus are about {theme}, in {groups} groups by their content:"
-SUMMARY_PINNED = "The {count} papers you referred to, in {groups} groups by their content:"
-SUMMARY_FILTERED = "The {count} papers that are {theme}, in {groups} groups by their content:"
+SUMMARY_COUNT = "{papers} in the corpus {are} about {theme}, in {groups} by their content:"
+SUMMARY_PINNED = "The {papers} you referred to, in {groups} by their content:"
+SUMMARY_FILTERED = "The {papers}, in {groups} by their content:"
 AS_CORPUS_QUESTION = "No single paper answers this, so it is answered as a question about the corpus: the papers about “{theme}”."
 OVERVIEW_COUNT = "The corpus holds {papers:,} papers; grouped by their content, its {groups} topics are (size, representative papers):"
 SUMMARY_USER = (
@@ -103,14 +103,21 @@ COMPARE_NEEDS_TWO = (
 LIST_COUNT = "**{papers}** {what}:"
 LIST_IN_TITLE = "its title names it [{n}]."
 LIST_PAGE = "Papers {first}–{last} of {total}; ask “more” for the next {more}."
+LIST_LAST = "Papers {first}–{last} of {total}: the last page."
+LIST_LAST_AGAIN = "There is no page after this one: papers {first}–{last} of {total} were the last."
+LIST_EVERY = "in the corpus"
+LIST_NOTHING_NAMED = (
+    "The question names nothing a paper's words could be checked for (the index reads English): name a method, dataset or "
+    "benchmark (\"which papers use LoRA?\"); meanwhile, here is what the corpus has on the question's theme."
+)
 LIST_NONE_MENTION = "No abstract in the corpus ({papers} papers) mentions {what}."
 LIST_NONE_TOGETHER = "No paper in the corpus mentions them together: {separately}."
-LIST_NONE_FILTERED = "There are {papers} that {what}; {outside} papers outside that filter do."
+LIST_NONE_FILTERED = "There are {papers} {what}; {outside} papers outside that filter do."
 # Extremes: the largest stated value, then every paper's value in its own sentence, and why they
 # are not a ranking: each abstract reports under its own models, hardware and baselines.
-EXTREME_HEAD = "The largest {quantity} stated by the {papers} that {what} is {value} ({stating} state one)"
+EXTREME_HEAD = "The largest {quantity} stated by the {papers} {what} is {value} ({stating} state one)"
 EXTREME_CAVEAT = "Each abstract reports its own setting (models, hardware, baselines, tasks), so these values are not directly comparable:"
-EXTREME_NONE = "None of the {papers} that {what} states a {quantity} as a number."
+EXTREME_NONE = "None of the {papers} {what} states a {quantity} as a number."
 # Filters said in words that this corpus cannot apply.
 FILTER_IGNORED = "This corpus records no such field, so “{said}” was not applied as a filter."
 FILTER_UNMATCHED = "No paper of this corpus is “{said}”, so that filter was not applied."

@@ -19,7 +19,7 @@ import re
 from enum import StrEnum
 
 from rag.errors import PaperchatError
-from rag.quantities import SUPERLATIVE, quantity_asked
+from rag.quantities import Quantity, quantity_asked
 
 
 class Mode(StrEnum):
@@ -71,35 +71,51 @@ _PLURAL = re.compile(
 
 
 # A request for papers rather than about one paper: "which (oral) papers", "list the papers", "are
-# there any papers", "how many papers (are there)", "papers that ..." ("which paper" asks for one).
-# Also what rag.criteria takes off a list question before reading its ideas.
+# there any papers", "how many papers (are there)", "any papers on", "do any papers", "papers that
+# ..." ("which paper" and "find the paper" ask for one). The words before "papers" ("which NLP
+# papers") are kept in the group `kind`. Also what rag.criteria takes off a list question.
+_PAPERS = r"(?:papers|works|studies|articles|abstracts|submissions)\b"
+_KIND = r"(?P<kind{n}>(?:[\w\-]+\s+){{0,{most}}}?)"
 LIST_REQUEST = re.compile(
-    r"^\W*(?:please\s+|(?:can|could) you\s+)*(?:which\s+(?:[\w\-]+\s+){0,4}?|what\s+)(?:papers|works|studies|articles|abstracts)\b"
-    r"|\b(?:list|show|find|give|name)(?:\s+me)?\s+(?:(?:all|every|the|any)\s+)*(?:[\w\-]+\s+){0,3}?(?:papers?|works|studies)\b"
-    r"|\bare\s+there\s+(?:any\s+)?(?:[\w\-]+\s+){0,3}?(?:papers|works|studies)\b"
-    r"|\bhow\s+many\s+(?:[\w\-]+\s+){0,3}?(?:papers|works|studies|abstracts)\b(?:\s+are\s+there)?"
-    r"|^\W*(?:all\s+)?(?:the\s+)?papers\b(?=\s+(?:that|which|using|evaluat\w*|propos\w*|about|on)\b)",
+    rf"^\W*(?:please\s+|(?:can|could) you\s+)*(?:which\s+{_KIND.format(n=1, most=4)}|what\s+(?=papers\s+(?!does|do|did)))" + _PAPERS
+    + rf"|\b(?:list|show|find|give|name|count)(?:\s+me)?\s+(?:(?:all|every|the|any)\s+)*{_KIND.format(n=2, most=3)}" + _PAPERS
+    + r"|\b(?:list|show|find|name|count)\s+(?:every|each|any)\s+paper\b"
+    + rf"|\bare\s+there\s+(?:any\s+)?{_KIND.format(n=3, most=3)}" + _PAPERS
+    + rf"|\bhow\s+many\s+{_KIND.format(n=4, most=3)}" + _PAPERS + r"(?:\s+are\s+there)?"
+    + rf"|\b(?:is\s+there\s+any|do(?:es)?\s+any|any)\s+{_KIND.format(n=5, most=2)}(?:papers?|works?|studies|submissions)\b"
+    + rf"|\blooking\s+for\s+{_KIND.format(n=6, most=2)}" + _PAPERS
+    + r"|^\W*(?!(?:summari[sz]e|overview|survey|compare|contrast|tell|describe|explain|give)\b)(?:all\s+)?(?:the\s+)?"
+    + rf"{_KIND.format(n=7, most=3)}papers\b(?=\s+(?:that|which|using|evaluat\w*|propos\w*|about|on)\b)",
     re.I,
 )
-# The same in Chinese: "哪些论文…", "有没有使用 LoRA 的论文", "有多少篇…", "…论文有哪些".
-_LIST_ZH = re.compile(r"哪些论文|有哪些.{0,20}论文|有没有.{0,30}(?:论文|文章|工作)|多少篇|论文有哪些")
-# "the best speedup reported ...": a superlative said of what the papers report.
-_REPORTED = re.compile(r"\b(?:reported|stated|achieved|claimed)\b|\b(?:across|among|in) (?:the|all|this) (?:papers|corpus)\b|报告的|论文中", re.I)
-# A question about what the papers have in common, in other words than "summarize".
-_CORPUS_QUESTION = re.compile(
-    r"\bmost (?:of the )?papers\b|\b(?:common|main|typical|usual|dominant)\s+(?:approaches|methods|techniques|problems|challenges|directions|ideas)\b"
+# The same in Chinese: "哪些论文…", "哪些口头报告论文…", "有没有使用 LoRA 的论文", "有多少篇…", "…的研究有哪些".
+LIST_REQUEST_ZH = re.compile(r"哪些.{0,8}(?:论文|文章|工作)|有没有.{0,30}(?:论文|文章|工作)|多少篇|(?:论文|研究|工作)有哪些")
+# "the best speedup reported for X", "the highest accuracy on GSM8K": a superlative of a quantity
+# the papers state, said of a topic or of the corpus.
+_EXTREME_FRAME = re.compile(r"\b(?:reported|stated|achieved|claimed|for|on|in|across|among)\b|报告|论文", re.I)
+# A question about what the papers have in common, in other words than "summarize": "what do most
+# papers about X try to solve", "the common approaches to X" (not "the main challenges ReST-KV
+# addresses", which asks about one paper).
+CORPUS_QUESTION = re.compile(
+    r"\bmost (?:of the )?papers\b|\bpapers\b[^?]*\bmostly\b"
+    r"|\b(?:common|main|typical|usual|dominant)\s+(?:approaches|methods|techniques|problems|challenges|directions|ideas)\s+(?:to|for|in|of|on)\b"
     r"|\bwhat (?:problems?|challenges?|questions?) do (?:the |these )?papers\b|\bwhat do (?:the |these )?papers (?:about|on|in)\b"
     r"|主要在解决|主要解决|主要研究|常见的?方法|主流方法",
     re.I,
 )
 
 
+def extreme_asked(question: str) -> Quantity | None:
+    """The quantity a question asks the largest reported value of, or None."""
+    return quantity_asked(question) if _EXTREME_FRAME.search(question) else None
+
+
 def route(question: str) -> Mode:
     """The mode a question's wording asks for: never AUTO."""
-    extreme = SUPERLATIVE.search(question) and _REPORTED.search(question) and quantity_asked(question)
-    if ((LIST_REQUEST.search(question) or _LIST_ZH.search(question)) and not _CORPUS_QUESTION.search(question)) or extreme:
+    listing = LIST_REQUEST.search(question) or LIST_REQUEST_ZH.search(question)
+    if (listing and not CORPUS_QUESTION.search(question)) or extreme_asked(question):
         return Mode.LIST
-    if _CORPUS_QUESTION.search(question):
+    if CORPUS_QUESTION.search(question):
         return Mode.SUMMARIZE
     if _COMPARE.search(question) and not _REPORTED_COMPARISON.search(question):
         return Mode.COMPARE

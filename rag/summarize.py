@@ -17,6 +17,7 @@ from rag import prompts
 from rag.context import Context, Request, ms_since
 from rag.conversation import condense, referenced
 from rag.evidence import contribution_sentence
+from rag.filters import papers_called
 from rag.records import Answer, AnswerEvent, Hit, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode
@@ -73,7 +74,8 @@ def _theme_summary(
     base = Answer(question=question, text="", mode=Mode.SUMMARIZE, backend=ctx.backend, language=language, query=theme)
     if not relevant:
         timings["total"] = request.elapsed_ms()
-        text = prompts.abstain(language, len(papers))
+        within = filter_papers(papers.values(), request.where) if request.where else papers
+        text = prompts.abstain(language, len(within))
         yield AnswerEvent("final", answer=replace(base, text=text, abstained=True, related=tuple(hits[:3]), timings_ms=timings))
         return
     mark = time.perf_counter()
@@ -83,8 +85,11 @@ def _theme_summary(
     sources: list[Source] = []
     grouped = sum(g.size for g in groups)
     # Gathering stops at theme_candidates; a theme that fills them has more papers than counted.
-    count = f"At least {grouped}" if len(hits) >= cal.theme_candidates and grouped >= len(relevant) == len(hits) else str(grouped)
-    lines = [(head or prompts.SUMMARY_COUNT).format(count=count, theme=theme, groups=len(groups))]
+    # Gathering a theme stops at theme_candidates; a theme that fills them has more papers than counted.
+    full = head is None and len(hits) >= cal.theme_candidates and grouped >= len(relevant) == len(hits)
+    called = papers_called(request.filters, f"At least {grouped}" if full else grouped)
+    are, in_groups = "is" if grouped == 1 and not full else "are", "1 group" if len(groups) == 1 else f"{len(groups)} groups"
+    lines = [(head or prompts.SUMMARY_COUNT).format(papers=called, are=are, theme=theme, groups=in_groups)]
     for g in groups:
         lines.append(f"\n**{g.label}** ({_papers(g.size)})")
         for paper_id in g.paper_ids:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from rag.calibration import MINILM, Calibration
 from rag.evidence import sentences_of
 from rag.records import Hit, Paper
+from rag.routing import CORPUS_QUESTION
 from rag.text import key_terms, strip_citations
 
 # The words that make a request a summary request; what is left is the theme. Not inside a
@@ -35,22 +36,30 @@ _WHOLE_CORPUS = re.compile(
 # A corpus question in other words than a summary request: its theme follows a preposition and
 # ends where the question goes on ("What do most papers about X try to solve?", "the common
 # approaches to X", "What trends do the papers on X show?", "X 方面的论文主要在解决什么问题").
+_TRENDS = re.compile(r"\btrends?\b", re.I)
 _CORPUS_FRAME = re.compile(
     r"\b(?:papers?|approaches|methods|techniques|problems?|challenges?|trends?|directions|ideas)\s+(?:in this corpus\s+|in the corpus\s+)?"
     r"(?:about|on|to|for|in)\s+(?P<theme>.+?)(?:\s+(?:try|tend|aim|attempt|seek)\s+to\b.*|\s+(?:show|solve|address|tackle|have|share|use)\b.*|\s*[?？.!]*\s*$)",
     re.I,
 )
 _CORPUS_FRAME_ZH = re.compile(r"^(?P<theme>.+?)(?:方面|领域|相关)的?(?:论文|研究|工作)")
-# Only in such a question: a summary request keeps the theme it always had.
-_CORPUS_WORDS = re.compile(r"\b(?:most|common|main|typical|usual|dominant|problems?|challenges?|trends?|try|solve|tackle)\b|主要|常见|主流", re.I)
+# A corpus question's own words, when it names no theme after them ("What do papers mostly try to solve?").
+_CORPUS_REQUEST = re.compile(
+    r"\b(?:most|mostly|try|tries|trying|solve|solving|tackle|address|common|main|typical|usual|dominant|problems?|challenges?|questions?"
+    r"|approaches|methods|techniques|directions|ideas|trends?|show|to)\b|主要|在?解决|什么|问题|常见的?|主流|方法|哪些",
+    re.I,
+)
 
 
 def theme_of(question: str) -> str:
     """What a summary request is about ("" for the whole corpus)."""
     if _WHOLE_CORPUS.search(question):
         return ""
-    if _CORPUS_WORDS.search(question) and (match := _CORPUS_FRAME.search(question) or _CORPUS_FRAME_ZH.search(question)):
-        return " ".join(match.group("theme").split())
+    if CORPUS_QUESTION.search(question) or _TRENDS.search(question):
+        # Only in such a question: a summary request keeps the theme it always had.
+        if match := _CORPUS_FRAME.search(question) or _CORPUS_FRAME_ZH.search(question):
+            return " ".join(match.group("theme").split())
+        return " ".join(_CORPUS_REQUEST.sub(" ", _REQUEST.sub(" ", strip_citations(question))).split())
     return " ".join(_REQUEST.sub(" ", strip_citations(question)).split())
 
 

@@ -77,8 +77,10 @@ def test_a_long_list_is_paged_and_more_gives_the_next_page(corpus: Path) -> None
     assert second.mode == Mode.LIST and second.page is not None and second.page.number == 2 and len(second.sources) == 5
     assert not listed(first) & listed(second) and len(listed(first) | listed(second)) == 25
     assert second.question == "more" and [s.n for s in second.sources] == [1, 2, 3, 4, 5]  # each page cites its own sources
-    # After the last page, "more" is no longer a page request.
-    assert ask(corpus, "more", [turn("Which papers evaluate on FooBench?", first), turn("more", second)]).mode != Mode.LIST
+    assert "\n21. **" in second.text and "[1]" in second.text and prompts.LIST_LAST.format(first=21, last=25, total=25) in second.text
+    # After the last page, "more" says so (and shows it again) rather than answering something else.
+    again = ask(corpus, "more please", [turn("Which papers evaluate on FooBench?", first), turn("more", second)])
+    assert again.mode == Mode.LIST and prompts.LIST_LAST_AGAIN.format(first=21, last=25, total=25) in again.text
 
 
 def test_two_ideas_combined_means_both_present(corpus: Path) -> None:
@@ -183,3 +185,50 @@ def test_venue_and_year_filters_when_the_records_carry_them() -> None:
     assert said.question == "Which papers use LoRA?"
     assert filters_in("Which papers from 2022 use LoRA?", fields).unmatched == ("from 2022",)  # no such year: said, not guessed
     assert filters_in("Which papers from 2022 use LoRA?", {}).ignored == ("from 2022",)
+
+
+def test_a_list_question_that_names_nothing_to_look_for_is_not_the_whole_corpus(corpus: Path) -> None:
+    answer = ask(corpus, "有没有关于模型合并的论文？")
+    assert answer.mode == Mode.SUMMARIZE and answer.notes[0] == prompts.LIST_NOTHING_NAMED and answer.page is None
+
+
+def test_questions_read_as_a_researcher_writes_them() -> None:
+    texts = ["Graph neural networks (GNNs) meet large language models.", "We study in-context learning and chain-of-context learning."]
+
+    def ideas(question: str) -> list[str]:
+        return [i.said for i in criterion_of(question, texts).ideas]
+
+    assert ideas("Which papers investigate grokking?") == ["grokking"]  # any verb ends the request
+    assert ideas("Which papers about causal reasoning use LLMs?") == ["causal reasoning", "LLMs"]
+    assert ideas("Which NLP papers use GRPO?") == ["NLP", "GRPO"]  # words before "papers" are asked for too
+    assert ideas("Which papers study in-context learning?") == ["in-context learning"]  # a hyphenated phrase stays whole
+    assert ideas("Which papers study quantization of the KV cache?") == ["quantization", "KV cache"]
+    assert ideas('Which papers mention "question answering and retrieval"?') == ["question answering and retrieval"]
+    gnn = criterion_of("Which papers use GNNs?", texts).ideas[0]
+    assert gnn.pattern.search("a GNN encoder") and gnn.pattern.search("graph neural networks") and not gnn.pattern.search("gnns of")
+    icl = criterion_of("Which papers study in-context learning?", texts).ideas[0]
+    assert icl.pattern.search("in context learning") and not icl.pattern.search("chain-of-context learning")
+
+
+def test_a_status_or_area_word_is_a_filter_only_when_said_as_one() -> None:
+    areas = Counter({"applications to computer vision, audio, language": 5, "reinforcement learning": 3})
+    fields = {"status": Counter({"Oral": 2, "Poster": 9}), "primary_area": areas}
+    assert filters_in("Which papers generate scientific posters?", fields).applied == ()
+    assert filters_in("有没有生成海报的论文？", fields).applied == ()
+    assert filters_in("How many audio papers are there?", fields).applied == ()  # one topic of a broad area, not the area
+    assert filters_in("Which papers in the audio area use Whisper?", fields).applied[0].field == "primary_area"  # said as an area
+    said = filters_in("Which papers in the RL area from 2024 use LoRA?", {"primary_area": fields["primary_area"]})
+    assert said.question == "Which papers use LoRA?" and said.ignored == ("from 2024",)  # unapplied filter words are taken out too
+
+
+def test_an_extreme_counts_only_values_of_the_quantity_asked() -> None:
+    from rag.quantities import QUANTITIES, quantity_asked, values
+
+    speedup = QUANTITIES[0]
+    assert [v for v, _, _ in values(speedup, "It is 50× smaller in parameter size and 10× faster than the baseline.")] == [10.0]
+    assert [v for v, _, _ in values(speedup, "It delivers up to 4.72x speedup and 6.4x memory reduction.")] == [4.72]
+    assert [v for v, _, _ in values(speedup, "Speedup ratios range from 2.24x to 4.32x.")] == [2.24, 4.32]
+    assert not values(speedup, "Editing a 512$\\times$512 image takes 1.2 seconds.")
+    memory = quantity_asked("What is the largest memory reduction reported for KV cache compression?")
+    assert memory is not None and memory.name == "memory reduction"
+    assert quantity_asked("Which papers use top-k sparse attention to reduce memory?") is None

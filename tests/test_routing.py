@@ -39,6 +39,13 @@ def test_routing_accuracy_on_labelled_questions(name: str) -> None:
         ("What's the best pizza dough recipe?", "answer"),
         ("What do most papers about 3D reconstruction try to solve?", "summarize"),
         ("有没有关于模型合并的论文？", "list"),
+        ("Do any papers evaluate on MMLU?", "list"),
+        ("I'm looking for papers on membership inference.", "list"),
+        ("What papers does ReST-KV compare against?", "answer"),
+        ("Find the paper that introduces LongBench", "answer"),
+        ("What works best for long-context retrieval?", "answer"),
+        ("What are the main challenges ReST-KV addresses?", "answer"),
+        ("What's the highest accuracy on GSM8K?", "list"),
     ],
 )
 def test_the_traps(question: str, mode: str) -> None:

@@ -457,3 +457,13 @@ def test_client_compares_and_summarizes(served: str) -> None:
     assert compared["table_csv"].startswith("n,paper,") and "| [1]" in compared["table_markdown"]
     summary = client.predict("What topics does this corpus cover?", "auto", [], api_name="/ask")
     assert summary["mode"] == "summarize" and "51 papers" in summary["answer"] and "**" in summary["answer"]
+
+
+def test_client_lists_papers_and_says_which_filter_words_it_could_not_apply(served: str) -> None:
+    from gradio_client import Client
+
+    client = Client(served, verbose=False)
+    listed = client.predict("Which oral papers evaluate on LongBench?", "auto", [], api_name="/ask")
+    assert listed["mode"] == "list" and listed["page"]["total"] == len(listed["sources"]) >= 1
+    assert listed["filters"] == [] and any("“oral”" in note for note in listed["notes"])  # the seeds record no status
+    assert all("LongBench" in " ".join(s["evidence"]) for s in listed["sources"])
