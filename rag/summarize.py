@@ -44,7 +44,8 @@ def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
     theme = theme_of(condense(ctx.chat, ctx.capable, question, (), question))
     if not theme and request.filters:
         # "Summarise the oral papers": every paper the filter keeps.
-        kept = [Hit(p, 1.0, relevance=1.0) for p in papers.values() if p.paper_id in filter_papers(papers.values(), request.where or {})]
+        allowed = filter_papers(papers.values(), request.where or {})
+        kept = [Hit(p, 1.0, relevance=1.0) for p in papers.values() if p.paper_id in allowed]
         said = ", ".join(f.said for f in request.filters)
         yield from _theme_summary(request, said, kept, prompts.SUMMARY_FILTERED, ctx, timings)
     elif not theme:

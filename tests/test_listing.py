@@ -114,6 +114,12 @@ def test_filters_said_in_words_are_applied_and_reported(corpus: Path) -> None:
     assert where.page is not None and where.page.total == 21 and {f.said for f in where.filters} == {"--where"}
 
 
+def test_a_summary_of_what_a_filter_keeps(corpus: Path) -> None:
+    summary = ask(corpus, "Summarise the oral papers")
+    assert summary.mode == Mode.SUMMARIZE and listed(summary) == {"foo0", "foo1", "foo2", "foo3"}
+    assert summary.text.startswith("The 4 oral papers, in ")
+
+
 def test_filters_reach_every_mode(corpus: Path) -> None:
     summary = ask(corpus, "Summarise the oral papers on FooBench")
     assert summary.mode == Mode.SUMMARIZE and summary.filters and listed(summary) <= {"foo0", "foo1", "foo2", "foo3"}
