@@ -24,7 +24,8 @@ from rag.errors import PaperchatError
 from rag.evidence import grounding, select
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Source
 from rag.summarize import theme_summary_events
-from rag.text import cite, language_of
+from rag.language import question_language
+from rag.text import cite
 from rag.themes import theme_of
 from rag.verify import Draft, Verifier, draft_messages, translation
 
@@ -50,14 +51,16 @@ def find_sources(request: Request, ctx: Context) -> tuple[list[Hit], str, bool]:
         resolved = Resolved(" ".join([question, *(papers[p].title for p in asked_about)]), asked_about)
     query = condense(ctx.chat, ctx.capable, question, history, resolved.query)
     named = corpus.papers_named(query)
-    hits = corpus.search(query, ctx.max_sources, where=request.where, paper_ids=resolved.pinned or None).hits
-    cal = ctx.calibration
+    found = corpus.search(query, ctx.max_sources, where=request.where, paper_ids=resolved.pinned or None)
+    hits, cal = found.hits, ctx.calibration_for(query)
+    # A question in another language is scored by the English words it was searched with.
+    query = found.query or query
     if history and not resolved.pinned and not names_something(question) and not any(grounding(query, h, cal) >= cal.min_grounding for h in hits):
         # In a conversation, a question that is about nothing in the corpus on its own
         # ("What turned out to be the bottleneck?") is about what the last turn was about.
         resolved = resolve_as_followup(question, history)
-        query = resolved.query
-        hits = corpus.search(query, ctx.max_sources, where=request.where, paper_ids=resolved.pinned or None).hits
+        found = corpus.search(resolved.query, ctx.max_sources, where=request.where, paper_ids=resolved.pinned or None)
+        hits, query = found.hits, found.query or resolved.query
     if resolved.pinned:
         # The papers referred to, in the order the question or the earlier answer gave them.
         order = {p: i for i, p in enumerate(resolved.pinned)}
@@ -72,10 +75,11 @@ def _answer(
     request: Request, hits: Sequence[Hit], query: str, pinned: bool, ctx: Context, notes: list[str], timings: dict[str, float]
 ) -> Iterator[AnswerEvent]:
     question, cal = request.question, ctx.calibration
-    language = language_of(question)
+    language = question_language(question)
     base = Answer(question=question, text="", backend=ctx.backend, language=language, query=query or question)
-    scores = [grounding(query or question, h, cal) for h in hits]
-    floor = max(cal.min_grounding, max(scores, default=0.0) - cal.source_margin)
+    about = ctx.calibration_for(question)
+    scores = [grounding(query or question, h, about) for h in hits]
+    floor = max(about.min_grounding, max(scores, default=0.0) - about.source_margin)
     relevant = [h for h, score in zip(hits, scores, strict=True) if pinned or score >= floor][: ctx.max_sources]
     if not relevant and not pinned and (theme := theme_of(request.asked or question)):
         # Nothing answers it as a question about one paper; maybe it asks about the corpus in

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,9 +28,15 @@ from rag.routing import Mode, parse_mode, route
 from rag.seams import Seams
 
 if TYPE_CHECKING:
-    from rag.retrieval import Fusion, SearchMode, SearchResult
+    from rag.retrieval import Across, Fusion, SearchMode, SearchResult
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Crossing:
+    english: str  # the question's English words
+    search: Across
 
 
 class Paperchat:
@@ -69,8 +75,10 @@ class Paperchat:
         paper_ids: Collection[str] | None = None,
     ) -> SearchResult:
         """Papers for `query`, best first. `where`: {"primary_area": "...", "year": 2024, "source": "000.txt"};
-        `paper_ids`: only among these papers."""
-        from rag.retrieval import filter_papers, search
+        `paper_ids`: only among these papers. A query in another language than English is searched
+        by its English words (rag/crosslingual.py) and in the multilingual channel."""
+        from rag.language import question_language
+        from rag.retrieval import clean_query, filter_papers, search
 
         if k is not None and k < 1:
             raise PaperchatError(f"k={k}: ask for at least one paper.")
@@ -78,8 +86,9 @@ class Paperchat:
         allowed = filter_papers(papers.values(), where) if where else None
         if paper_ids is not None:
             allowed = (allowed if allowed is not None else set(papers)) & set(paper_ids)
+        across = self._across(clean_query(query)) if question_language(query) != "en" else None
         return search(
-            query,
+            across.english if across else query,
             store=self.seams.store(),
             lexical=self._lexical(),
             lookup=lambda ids: {p: papers[p] for p in ids if p in papers},
@@ -88,7 +97,27 @@ class Paperchat:
             fusion=fusion or self.settings.fusion,
             allowed=allowed,
             cal=self.seams.calibration,
+            across=across.search if across else None,
         )
+
+    def _across(self, question: str) -> Crossing | None:
+        """How a question in another language is searched: its English words and the multilingual
+        channel; None when the channel is off (it is then searched by its Latin-script names)."""
+        from rag.calibration import MULTILINGUAL
+        from rag.crosslingual import english_query, load_or_build
+        from rag.multilingual import encode as encode_with
+        from rag.retrieval import Across
+
+        store, encoder = self.seams.multilingual_store(), self.seams.multilingual
+        if store is None or encoder is None:
+            return None
+
+        def encode(texts: list[str]) -> Any:
+            return encode_with(encoder, texts)
+
+        table = self.cache.get("phrases", lambda: load_or_build(self.settings.data_dir / "phrases.npz", self.papers(), encode))
+        english = english_query(question, table, encode, MULTILINGUAL.min_phrase_cosine)
+        return Crossing(english, Across(question, store, MULTILINGUAL.multilingual_weight))
 
     def papers_named(self, text: str) -> list[str]:
         """Papers a text names by their own coined name ("what does SureLock lock?"), in its order."""
@@ -140,7 +169,11 @@ class Paperchat:
                 refuse_id_clashes(loaded, seams.catalog.entries())
             self.cache.clear()
             batch = self.settings.ingest_batch_chunks
-            return sync(loaded, seams.store(create=True), seams.catalog, seams.lexical, seams.plan, batch_chunks=batch, prune=prune, progress=progress)
+            channel = seams.multilingual_store(create=True)
+            return sync(
+                loaded, seams.store(create=True), seams.catalog, seams.lexical, seams.plan,
+                more_stores=[channel] if channel else [], batch_chunks=batch, prune=prune, progress=progress,
+            )
 
     def ask_events(
         self, question: str, history: Sequence[Turn] = (), *, where: Mapping[str, object] | None = None, mode: str = Mode.AUTO, about: Sequence[str] = ()

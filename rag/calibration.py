@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rag.embeddings import BUNDLED_MODEL_NAME
+from rag.multilingual import MULTILINGUAL_MODEL_NAME
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,8 @@ def measured(value: float, how: str, *, cosine: bool = False) -> Any:
 @dataclass(frozen=True)
 class Calibration:
     embedding_model: str
+    # How a value of this record that differs from the default was measured, by field name.
+    measured_here: dict[str, str] = field(default_factory=dict, compare=False)
 
     # -- retrieval (rag/retrieval.py) --
     dense_weight: float = measured(
@@ -106,13 +109,38 @@ class Calibration:
     subject_top: int = measured(20, "Best-ranked candidates whose shared core terms are the theme's subject (pseudo-relevance feedback).")
     subject_share: float = measured(0.8, "Share of those candidates that must use a term for it to be part of the subject.")
 
+    # -- a question in another language (rag/retrieval.py, rag/crosslingual.py) --
+    multilingual_weight: float = measured(
+        0.3,
+        "Share of the multilingual channel's normalised cosine when it is fused with what the question's English words found: "
+        "0.3 put the right paper in the top 5 for 18/18 Chinese dev idea questions (bench/zh_dev.jsonl), 0.5 for 17/18.",
+        cosine=True,
+    )
+    min_phrase_cosine: float = measured(
+        0.6,
+        "A question's word stands for the nearest corpus phrase only this close: 知识蒸馏 → 'knowledge distillation' 0.80, "
+        "联邦学习 → 'federated learning' 0.75, while unrelated neighbours stay below 0.6.",
+        cosine=True,
+    )
+
     def table(self) -> list[tuple[str, object, str]]:
         """(name, value, how it was measured) of every threshold."""
-        return [(f.name, getattr(self, f.name), f.metadata["how"]) for f in fields(self) if f.metadata]
+        return [(f.name, getattr(self, f.name), self.measured_here.get(f.name, f.metadata["how"])) for f in fields(self) if f.metadata]
 
 
 MINILM = Calibration(embedding_model=BUNDLED_MODEL_NAME)
-CALIBRATED = {MINILM.embedding_model: MINILM}
+# The multilingual channel's thresholds: whether a paper is about a question asked in another
+# language (its cosines run lower than MiniLM's), and how that question's search is fused.
+MULTILINGUAL = Calibration(
+    embedding_model=MULTILINGUAL_MODEL_NAME,
+    min_grounding=0.34,
+    measured_here={
+        "min_grounding": "Grounding (0.7 × the channel's cosine + 0.3 × the share of the question's English words in the paper) "
+        "of the Chinese dev questions (bench/zh_dev.jsonl, dev part), searched among their top 10: about one paper 0.355-1.0 (39 "
+        "questions on the seeds and on ICLR 2026); about nothing in the corpus 0.13-0.33 (15 of 16), one seeds-only question 0.378.",
+    },
+)
+CALIBRATED = {MINILM.embedding_model: MINILM, MULTILINGUAL.embedding_model: MULTILINGUAL}
 
 
 def calibration_for(model: str) -> Calibration:

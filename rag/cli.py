@@ -272,7 +272,9 @@ app.add_typer(eval_app, name="eval")
 
 @eval_app.command("retrieval")
 def eval_retrieval(
-    dataset: Annotated[str, typer.Option(help="scifact (BEIR, 300 test claims) or iclr (ICLR 2026 + bench/iclr_dev.jsonl).")] = "scifact",
+    dataset: Annotated[
+        str, typer.Option(help="scifact (BEIR, 300 test claims), iclr (ICLR 2026 + bench/iclr_dev.jsonl) or iclr-zh (the same papers, bench/zh_dev.jsonl).")
+    ] = "scifact",
     data_root: Annotated[Path, typer.Option(help="Folder holding scifact/ and iclr2026/.")] = Path("../shared/data"),
     index_dir: Annotated[Path | None, typer.Option(help="Where to keep the dataset's index (default DATA_DIR/eval/DATASET).")] = None,
     limit: Annotated[int, typer.Option(help="Only the first N queries (a quick look).")] = 0,
@@ -284,7 +286,7 @@ def eval_retrieval(
 
     settings = Settings()
     try:
-        summary = evaluate(dataset, data_root, index_dir or settings.data_dir / "eval" / dataset, settings, limit=limit)
+        summary = evaluate(dataset, data_root, index_dir or settings.data_dir / "eval" / dataset.removesuffix("-zh"), settings, limit=limit)
     except PaperchatError as exc:
         fail(str(exc), as_json)
     if as_json:

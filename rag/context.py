@@ -76,6 +76,14 @@ class Context:
     capable: bool = False
     backend: str = "none"  # what drafts, for the answer's record; never a key
 
+    def calibration_for(self, question: str) -> Calibration:
+        """The thresholds for whether a paper is about `question`: a question in another language
+        than English was searched in the multilingual channel, whose cosines run lower."""
+        from rag.calibration import MULTILINGUAL
+        from rag.language import question_language
+
+        return self.calibration if question_language(question) == "en" else MULTILINGUAL
+
 
 def ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)

@@ -21,6 +21,7 @@ from rag.config import Settings
 from rag.errors import PaperchatError
 
 DEV_SET = Path(__file__).resolve().parents[1] / "bench" / "iclr_dev.jsonl"
+ZH_DEV_SET = DEV_SET.with_name("zh_dev.jsonl")
 CONFIGS: tuple[tuple[str, str], ...] = (("bm25", "-"), ("dense", "-"), ("hybrid", "rrf"), ("hybrid", "weighted"))
 
 
@@ -30,6 +31,7 @@ class Query:
     text: str
     gold: frozenset[str]
     kind: str  # scifact | idea | name | theme | out
+    split: str = ""  # dev | heldout, for a dev set that keeps a held-out part (reported apart)
 
 
 @dataclass
@@ -100,6 +102,14 @@ def scifact(root: Path) -> tuple[list[Path], list[Query]]:
     return [folder / "corpus.jsonl"], queries
 
 
+def iclr_zh(root: Path) -> tuple[list[Path], list[Query]]:
+    """The Chinese dev set over the same 5,358 papers: questions about one paper (by its idea, by
+    its name), themes, and questions about nothing in ICLR 2026; conversations and questions only
+    the seeds lack are for bench/answer.py."""
+    files, queries = iclr(root, ZH_DEV_SET)
+    return files, [q for q in queries if q.kind in ("idea", "name", "theme", "out")]
+
+
 def iclr(root: Path, dev_set: Path = DEV_SET) -> tuple[list[Path], list[Query]]:
     papers_path = root / "iclr2026" / "papers.jsonl"
     if not papers_path.is_file():
@@ -116,7 +126,9 @@ def iclr(root: Path, dev_set: Path = DEV_SET) -> tuple[list[Path], list[Query]]:
                 raise PaperchatError(f"{dev_set}:{number}: the theme matches {len(gold)} titles, the dev set expects {item['gold_count']}.")
         else:
             gold = frozenset(item.get("gold", ()))
-        queries.append(Query(f"{kind}-{number}", item["q"], gold, kind))
+        if kind == "out" and item.get("scope", "iclr") != "iclr":
+            continue  # out of the seeds only: ICLR 2026 has papers about it
+        queries.append(Query(item.get("id", f"{kind}-{number}"), item["q"], gold, kind, item.get("split", "")))
     return [papers_path], queries
 
 
@@ -133,13 +145,15 @@ def _jsonl(path: Path) -> Iterable[dict]:
 def evaluate(
     dataset: str, data_root: Path, index_dir: Path, base: Settings | None = None, progress: bool = True, limit: int = 0
 ) -> dict[str, object]:
-    loaders = {"scifact": scifact, "iclr": iclr}
+    loaders = {"scifact": scifact, "iclr": iclr, "iclr-zh": iclr_zh}
     if dataset not in loaders:
-        raise PaperchatError(f"Unknown dataset {dataset!r}; use {' or '.join(loaders)}.")
+        raise PaperchatError(f"Unknown dataset {dataset!r}; use {', '.join(loaders)}.")
     files, queries = loaders[dataset](data_root)
     if limit:
         queries = queries[:limit]
-    settings = (base or Settings()).model_copy(update={"data_dir": index_dir, "chroma_url": "", "collection": f"eval-{dataset}"})
+    # The Chinese set searches the same ICLR index as the English one.
+    corpus = dataset.removesuffix("-zh")
+    settings = (base or Settings()).model_copy(update={"data_dir": index_dir, "chroma_url": "", "collection": f"eval-{corpus}"})
     api = Paperchat(settings)
     report = api.ingest(files, progress=progress)
     depth = 100
@@ -161,16 +175,8 @@ def evaluate(
                 relevance_out.append(top_relevance)
                 continue
             relevance_in.append(top_relevance)
-            if query.kind == "scifact":
-                scores.add("nDCG@10", ndcg_at(ranked, query.gold, 10))
-                scores.add("Recall@100", recall_at(ranked, query.gold, 100))
-            elif query.kind == "theme":
-                scores.add("theme Recall@20", recall_at(ranked, query.gold, 20))
-                scores.add("theme Recall@20 (of min(gold,20))", len(query.gold.intersection(ranked[:20])) / max(1, min(len(query.gold), 20)))
-            else:
-                for prefix in ("single", query.kind):
-                    scores.add(f"{prefix} Recall@5", recall_at(ranked, query.gold, 5))
-                    scores.add(f"{prefix} MRR@10", mrr_at(ranked, query.gold, 10))
+            for split in ("", query.split) if query.split else ("",):
+                _score(scores, query, ranked, f"{split}: " if split else "")
         results[name] = scores.means()
         timings[name] = round(statistics.median(latencies), 2) if latencies else 0.0
         if relevance_out and mode != "bm25":
@@ -184,6 +190,19 @@ def evaluate(
         "median_ms": timings,
         "in_vs_out_of_corpus": separation,
     }
+
+
+def _score(scores: Scores, query: Query, ranked: Sequence[str], prefix: str) -> None:
+    if query.kind == "scifact":
+        scores.add(f"{prefix}nDCG@10", ndcg_at(ranked, query.gold, 10))
+        scores.add(f"{prefix}Recall@100", recall_at(ranked, query.gold, 100))
+    elif query.kind == "theme":
+        scores.add(f"{prefix}theme Recall@20", recall_at(ranked, query.gold, 20))
+        scores.add(f"{prefix}theme Recall@20 (of min(gold,20))", len(query.gold.intersection(ranked[:20])) / max(1, min(len(query.gold), 20)))
+    else:
+        for kind in ("single", query.kind):
+            scores.add(f"{prefix}{kind} Recall@5", recall_at(ranked, query.gold, 5))
+            scores.add(f"{prefix}{kind} MRR@10", mrr_at(ranked, query.gold, 10))
 
 
 def to_markdown(summary: dict[str, object]) -> str:

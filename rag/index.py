@@ -7,7 +7,11 @@ Incremental and restartable:
 - `prune=True` also drops sources whose files no longer exist (papers left with none go);
 - store writes happen before the catalogue commits them, store deletions after the catalogue
   forgets them, and chunk ids are stable, so a killed ingest leaves only chunks without a
-  catalogue row (deleted next time) or rows whose chunks are missing (re-embedded next time).
+  catalogue row (deleted next time) or rows whose chunks are missing (re-embedded next time);
+- every store gets the same chunks (the MiniLM one and the multilingual channel's): a chunk is
+  committed only once all of them hold it, and a store that lacks a committed paper's chunks (the
+  channel turned on for an existing index, a store wiped by hand) gets them alone, embedded by
+  its own model only.
 """
 
 from __future__ import annotations
@@ -55,13 +59,17 @@ def sync(
     lexical: LexicalIndex,
     plan: ChunkPlan,
     *,
+    more_stores: Sequence[ChunkStore] = (),
     batch_chunks: int = 512,
     prune: bool = False,
     progress: bool = False,
 ) -> IngestReport:
+    """`store` first, then `more_stores`: every store gets every chunk."""
     existing = catalog.entries()
     changes = _plan_changes(loaded, existing, prune)
-    store_ids = store.chunk_ids()
+    stores = [store, *more_stores]
+    ids_of = [s.chunk_ids() for s in stores]
+    store_ids = ids_of[0]
     # Repair: a committed paper whose chunks are not all in the store (killed ingest,
     # a store wiped by hand, a new server) is written again.
     gone = set(changes.removed) | set(changes.replaced.values())
@@ -84,7 +92,8 @@ def sync(
                 # Store first, catalogue second: a kill in between is redone next time.
                 # Chroma merges metadata on update; None deletes a key, so a removed field goes.
                 cleared = {key: None for key in old.paper.metadata()}
-                store.update_metadata({cid: {**cleared, **paper.metadata()} for cid in old.chunk_ids()})
+                for each, held in zip(stores, ids_of, strict=True):
+                    each.update_metadata({cid: {**cleared, **paper.metadata()} for cid in old.chunk_ids() if cid in held})
 
     if changes.removed:
         with catalog.transaction() as writer:
@@ -92,13 +101,16 @@ def sync(
     if metadata_only:
         with catalog.transaction() as writer:
             writer.put(metadata_only)
-    embedded = _write(to_embed, changes.replaced, store, catalog, plan, batch_chunks, progress)
+    embedded = _write(to_embed, changes.replaced, stores, catalog, plan, batch_chunks, progress)
 
-    # Everything the store holds that the catalogue does not name: chunks of removed or
-    # renamed papers, tails of papers that now have fewer chunks, leftovers of a killed run.
     committed = catalog.entries()
     expected = {cid for entry in committed.values() for cid in entry.chunk_ids()}
-    store.delete(sorted((store_ids | embedded.written_ids) - expected))
+    for each, held in list(zip(stores, ids_of, strict=True))[1:]:
+        _backfill(each, held | embedded.written_ids, committed, plan, batch_chunks, progress)
+    # Everything a store holds that the catalogue does not name: chunks of removed or
+    # renamed papers, tails of papers that now have fewer chunks, leftovers of a killed run.
+    for each, held in zip(stores, ids_of, strict=True):
+        each.delete(sorted((held | embedded.written_ids) - expected))
     # Last, so that a kill before this point leaves a lexical index the next sync mends
     # (it compares content hashes with the catalogue and tokenises only the difference).
     lexical.sync({pid: (entry.paper, entry.content_hash) for pid, entry in committed.items()})
@@ -209,7 +221,7 @@ class _Written:
 def _write(
     to_embed: Sequence[tuple[Paper, str]],
     replaced: dict[str, str],
-    store: ChunkStore,
+    stores: Sequence[ChunkStore],
     catalog: Catalog,
     plan: ChunkPlan,
     batch_chunks: int,
@@ -225,7 +237,8 @@ def _write(
     bar = tqdm(total=total, unit="chunk", desc="embedding", file=sys.stderr, disable=not progress, mininterval=1.0)
     try:
         for chunks, entries in batches:
-            store.upsert(chunks, {e.paper.paper_id: e.paper.metadata() for e in entries})
+            for store in stores:
+                store.upsert(chunks, {e.paper.paper_id: e.paper.metadata() for e in entries})
             written.written_ids.update(c.chunk_id for c in chunks)
             with catalog.transaction() as writer:
                 writer.put(entries)
@@ -235,6 +248,21 @@ def _write(
     finally:
         bar.close()
     return written
+
+
+def _backfill(store: ChunkStore, held: set[str], committed: Mapping[str, Entry], plan: ChunkPlan, batch_chunks: int, progress: bool) -> None:
+    """Committed papers whose chunks this store lacks, chunked again (ids are stable) and embedded
+    by this store's model alone."""
+    lacking = [(entry.paper, entry.content_hash) for entry in committed.values() if not set(entry.chunk_ids()) <= held]
+    if not lacking:
+        return
+    from tqdm import tqdm
+
+    batches = list(_batches(lacking, plan, batch_chunks))
+    with tqdm(total=sum(len(c) for c, _ in batches), unit="chunk", desc="multilingual", file=sys.stderr, disable=not progress, mininterval=1.0) as bar:
+        for chunks, entries in batches:
+            store.upsert([c for c in chunks if c.chunk_id not in held], {e.paper.paper_id: e.paper.metadata() for e in entries})
+            bar.update(len(chunks))
 
 
 def _batches(to_embed: Sequence[tuple[Paper, str]], plan: ChunkPlan, batch_chunks: int) -> Iterator[tuple[list[Chunk], list[Entry]]]:

@@ -34,6 +34,15 @@ PaperLookup = Callable[[Iterable[str]], Mapping[str, Paper]]
 
 
 @dataclass(frozen=True)
+class Across:
+    """A question in another language than the index's, searched in the multilingual channel too."""
+
+    question: str
+    store: ChunkStore  # the multilingual channel
+    weight: float  # the channel's share in the fusion (rag/calibration.py: multilingual_weight)
+
+
+@dataclass(frozen=True)
 class SearchResult:
     query: str
     hits: list[Hit]
@@ -60,44 +69,39 @@ def search(
     fusion: Fusion = "weighted",
     allowed: set[str] | None = None,
     cal: Calibration = MINILM,
+    across: Across | None = None,
 ) -> SearchResult:
     """`allowed`: only these paper ids (metadata filters resolved by the caller); None: all.
+    `across`: the question was asked in another language and `query` holds its English words
+    (rag/crosslingual.py, may be empty): the question itself is also searched in the multilingual channel.
     Each side brings at least `cal.min_candidates` papers (2k for larger k) to the fusion, from
     `cal.chunks_per_paper` dense chunks a wanted paper (abstracts are ~2 chunks)."""
     if mode not in SEARCH_MODES:
         raise PaperchatError(f"Unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}.")
     if fusion not in FUSIONS:
         raise PaperchatError(f"Unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}.")
-    query = clean_query(query)
+    # A question in another language may have no English words at all ("它是怎么工作的？").
+    query = clean_query(query) if across is None else " ".join(query.split())
     timings: dict[str, float] = {}
     started = time.perf_counter()
     candidates = max(cal.min_candidates, 2 * k)
 
     dense: dict[str, tuple[float, str]] = {}  # paper_id -> (best chunk's cosine, its chunk id)
-    if mode != "bm25":
+    if mode != "bm25" and query:
         vector = store.embeddings.embed_query(query)
         timings["embed"] = ms_since(started)
         mark = time.perf_counter()
-        where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
-        fetch = candidates * cal.chunks_per_paper
-        while allowed is None or allowed:
-            chunk_hits = store.search_by_vector(vector, fetch, where, with_text=False)
-            for hit in chunk_hits:
-                if hit.paper_id not in dense or hit.score > dense[hit.paper_id][0]:
-                    dense[hit.paper_id] = (hit.score, hit.chunk_id)
-            # Long abstracts (many chunks) can crowd the fetch: widen it until there are
-            # enough distinct papers or the store has no more chunks to give.
-            if len(dense) >= candidates or len(chunk_hits) < fetch:
-                break
-            fetch *= 4
+        dense = _dense(store, vector, candidates, allowed, cal)
         timings["dense"] = ms_since(mark)
 
     lexical_hits: list[tuple[str, float]] = []
     named: list[str] = []
-    if mode != "dense":
+    if mode != "dense" and query:
         mark = time.perf_counter()
         lexical_hits = lexical.search(query, candidates, allowed)
-        named = [p for p in lexical.papers_named(query) if allowed is None or p in allowed]
+        # Names only as the question wrote them: an English word found for a Chinese one may
+        # happen to be some paper's name.
+        named = [p for p in lexical.papers_named(across.question if across else query) if allowed is None or p in allowed]
         timings["bm25"] = ms_since(mark)
 
     mark = time.perf_counter()
@@ -110,6 +114,23 @@ def search(
         fused = reciprocal_rank_fusion([dense_ranked, [p for p, _ in lexical_hits]])
     else:
         fused = weighted_fusion({p: s for p, (s, _) in dense.items()}, dict(lexical_hits), cal.dense_weight)
+    relevance = {p: score for p, (score, _) in dense.items()}
+    texts_of: dict[str, tuple[ChunkStore, str]] = {p: (store, chunk) for p, (_, chunk) in dense.items()}
+    if across is not None:
+        # The question itself, read by the multilingual channel, fused with what its English
+        # words found; its cosine is what says whether a paper is about the question.
+        mark = time.perf_counter()
+        vector = across.store.embeddings.embed_query(across.question)
+        crossing = _dense(across.store, vector, candidates, allowed, cal)
+        fused = weighted_fusion({p: s for p, (s, _) in crossing.items()}, fused, across.weight)
+        # A paper only the English words found still needs the question's own cosine: it is
+        # what says whether the paper is about the question.
+        leading = [p for p in sorted(fused, key=lambda p: fused[p], reverse=True)[:k] if p not in crossing]
+        if leading:
+            crossing |= _dense(across.store, vector, len(leading), set(leading), cal)
+        relevance = {p: score for p, (score, _) in crossing.items()}
+        texts_of = {**texts_of, **{p: (across.store, chunk) for p, (_, chunk) in crossing.items()}}
+        timings["multilingual"] = ms_since(mark)
     ranked = sorted(fused, key=lambda p: fused[p], reverse=True)
     if named:
         # Exact names first, in fused order; a named paper neither side retrieved still comes.
@@ -119,20 +140,47 @@ def search(
     # BM25 index or a chunk was written) must not cost the user a result.
     papers = lookup(ranked)
     top = [p for p in ranked if p in papers][:k]
-    texts = store.texts([dense[p][1] for p in top if p in dense])
+    texts = _chunk_texts([texts_of[p] for p in top if p in texts_of])
     hits = [
         Hit(
             papers[p],
             score,
-            texts.get(dense[p][1], "") if p in dense else _first_sentence(papers[p].abstract),
+            texts.get(texts_of[p][1], "") if p in texts_of else _first_sentence(papers[p].abstract),
             # A paper the query names is relevant whatever the embedding thinks.
-            NAMED_RELEVANCE if p in named else dense.get(p, (0.0, ""))[0],
+            NAMED_RELEVANCE if p in named else relevance.get(p, 0.0),
         )
         for p, score in zip(top, _monotone([fused.get(p, 0.0) for p in top]), strict=True)
     ]
     timings["fuse"] = ms_since(mark)
     timings["total"] = ms_since(started)
     return SearchResult(query=query, hits=hits, timings_ms=timings)
+
+
+def _dense(store: ChunkStore, vector: Sequence[float], candidates: int, allowed: set[str] | None, cal: Calibration) -> dict[str, tuple[float, str]]:
+    """paper_id -> (its best chunk's cosine, that chunk's id), for at least `candidates` papers
+    when the store has them."""
+    dense: dict[str, tuple[float, str]] = {}
+    where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
+    fetch = candidates * cal.chunks_per_paper
+    while allowed is None or allowed:
+        chunk_hits = store.search_by_vector(vector, fetch, where, with_text=False)
+        for hit in chunk_hits:
+            if hit.paper_id not in dense or hit.score > dense[hit.paper_id][0]:
+                dense[hit.paper_id] = (hit.score, hit.chunk_id)
+        # Long abstracts (many chunks) can crowd the fetch: widen it until there are
+        # enough distinct papers or the store has no more chunks to give.
+        if len(dense) >= candidates or len(chunk_hits) < fetch:
+            break
+        fetch *= 4
+    return dense
+
+
+def _chunk_texts(wanted: Sequence[tuple[ChunkStore, str]]) -> dict[str, str]:
+    """The texts of chunks, each read from the store that found it."""
+    texts: dict[str, str] = {}
+    for store in {id(s): s for s, _ in wanted}.values():
+        texts |= store.texts([chunk for s, chunk in wanted if s is store])
+    return texts
 
 
 def filter_papers(papers: Iterable[Paper], where: Mapping[str, object]) -> set[str]:

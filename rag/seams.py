@@ -52,9 +52,12 @@ class Seams:
         max_tokens: int | None = None,
         chat: BaseChatModel | _Default | None = DEFAULT,
         capable: bool | None = None,
+        multilingual: Embeddings | _Default | None = DEFAULT,
     ) -> None:
         self.settings = settings
         self._embeddings, self._model, self._chat, self._capable = embeddings, model, chat, capable
+        self._multilingual = multilingual
+        self.multilingual_problem: str | None = None  # why the multilingual channel is off, for the status line
         self._count_tokens, self._max_tokens = count_tokens, max_tokens
         self.llm_problem: str | None = None  # why the configured LLM could not be built, for the status line
         self._lock = threading.RLock()
@@ -63,6 +66,7 @@ class Seams:
         self._lexical_lock = threading.Lock()
         self._lexical_version: int | None = None
         self._store: ChunkStore | None = None
+        self._multilingual_store: ChunkStore | None = None
 
     @property
     def embeddings(self) -> Embeddings:
@@ -73,6 +77,28 @@ class Seams:
 
                 self._embeddings = make_embeddings(self.settings)
             return self._embeddings
+
+    @cached_property
+    def multilingual(self) -> Embeddings | None:
+        """The multilingual encoder (rag/multilingual.py), loaded and tried once; None when the
+        channel is turned off, or its model is missing or corrupt (`multilingual_problem` says why:
+        English keeps working)."""
+        if not isinstance(self._multilingual, _Default):
+            return self._multilingual
+        if not self.settings.multilingual:
+            return None
+        from rag.errors import EmbeddingModelError
+        from rag.multilingual import make_multilingual_embeddings
+
+        with self._lock:
+            try:
+                embeddings = make_multilingual_embeddings()
+                embeddings.embed_query("warm up")
+                return embeddings
+            except EmbeddingModelError as exc:
+                log.warning("%s", exc)
+                self.multilingual_problem = str(exc)
+                return None
 
     @cached_property
     def model(self) -> str:
@@ -149,6 +175,27 @@ class Seams:
                 self._store = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
             return self._store
 
+    def multilingual_store(self, create: bool = False) -> ChunkStore | None:
+        """The multilingual channel's collection beside the main one; None when the channel is off,
+        or (`create=False`) when this index was built without it (the next ingest adds it)."""
+        from rag.multilingual import MULTILINGUAL_MODEL_NAME
+        from rag.store import make_store, multilingual_collection
+
+        if self.multilingual is None:
+            return None
+        with self._lock:
+            if self._multilingual_store is None:
+                catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
+                try:
+                    self._multilingual_store = make_store(
+                        self.settings, self.multilingual, MULTILINGUAL_MODEL_NAME, create=create, catalog_id=catalog_id,
+                        collection=multilingual_collection(self.settings),
+                    )
+                except NoIndexError:
+                    self.multilingual_problem = "This index has no multilingual channel yet; run `paperchat ingest` again to add it."
+                    return None
+            return self._multilingual_store
+
     @cached_property
     def catalog(self) -> Catalog:
         return Catalog(self.settings.catalog_path)
@@ -203,6 +250,7 @@ class Seams:
             "data_dir": str(self.settings.data_dir),
             "store": f"Chroma server {self.settings.chroma_url}" if self.settings.chroma_url else "Chroma (local)",
             "embedding_model": self.model,
+            "multilingual": self.multilingual_problem or ("on" if self.settings.multilingual else "off"),
             "llm_backend": self.backend,
             "papers": self.catalog.count() if self.settings.catalog_path.exists() else 0,
         }

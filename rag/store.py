@@ -133,19 +133,28 @@ class ChunkStore:
         return {str(cid): str(doc) for cid, doc in zip(found["ids"], found["documents"], strict=True)}
 
 
-def make_store(settings: Settings, embeddings: Embeddings, model: str, create: bool = True, catalog_id: str | None = None) -> ChunkStore:
-    """Build the store from settings. `create=False` (search, papers) fails with the fix when no index exists."""
+def multilingual_collection(settings: Settings) -> str:
+    """The collection holding the same chunks embedded by the multilingual model (rag/multilingual.py)."""
+    return f"{settings.collection}-multilingual"
+
+
+def make_store(
+    settings: Settings, embeddings: Embeddings, model: str, create: bool = True, catalog_id: str | None = None, collection: str | None = None
+) -> ChunkStore:
+    """Build the store from settings. `create=False` (search, papers) fails with the fix when no index exists.
+    `collection`: another collection than settings.collection, in the same place (the multilingual channel's)."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
     from chromadb.errors import NotFoundError
     from langchain_chroma import Chroma
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    name = collection or settings.collection
     if settings.chroma_url:
         url = urlparse(settings.chroma_url)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise StoreError(f"PAPERCHAT_CHROMA_URL={settings.chroma_url!r} is not a URL like http://127.0.0.1:8000.")
-        description = f"Chroma server {settings.chroma_url} (collection {settings.collection})"
+        description = f"Chroma server {settings.chroma_url} (collection {name})"
         try:
             client: Any = chromadb.HttpClient(
                 host=url.hostname,
@@ -164,29 +173,29 @@ def make_store(settings: Settings, embeddings: Embeddings, model: str, create: b
         if not create and not path.exists():
             raise NoIndexError(str(settings.data_dir))
         path.mkdir(parents=True, exist_ok=True)
-        description = f"Chroma at {path} (collection {settings.collection})"
+        description = f"Chroma at {path} (collection {name})"
         client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
 
     try:
-        collection = client.get_collection(settings.collection)
+        found = client.get_collection(name)
     except (NotFoundError, ValueError) as exc:
         if not create:
             raise NoIndexError(str(settings.data_dir)) from exc
         metadata = {MODEL_KEY: model, **({CATALOG_KEY: catalog_id} if catalog_id else {})}
-        collection = client.create_collection(settings.collection, metadata=metadata, configuration={"hnsw": {"space": "cosine"}})
-    owner = (collection.metadata or {}).get(CATALOG_KEY)
+        found = client.create_collection(name, metadata=metadata, configuration={"hnsw": {"space": "cosine"}})
+    owner = (found.metadata or {}).get(CATALOG_KEY)
     if catalog_id and owner and owner != catalog_id:
         raise StoreError(
-            f"The collection {settings.collection!r} in {description} was filled from another paper catalogue "
+            f"The collection {name!r} in {description} was filled from another paper catalogue "
             f"(another machine or data directory than {settings.data_dir}). Use that data directory, or set "
             "PAPERCHAT_COLLECTION to a collection of your own; paperchat will not touch another catalogue's chunks."
         )
-    built_with = (collection.metadata or {}).get(MODEL_KEY)
+    built_with = (found.metadata or {}).get(MODEL_KEY)
     if built_with != model:
         raise StoreError(
             f"The index in {description} was built with the embedding model {built_with!r}, "
             f"but {model!r} is configured. Set PAPERCHAT_EMBEDDING_MODEL back, or use a new "
             "PAPERCHAT_COLLECTION (or a new PAPERCHAT_DATA_DIR) and ingest again."
         )
-    chroma = Chroma(client=client, collection_name=settings.collection, embedding_function=embeddings)
+    chroma = Chroma(client=client, collection_name=name, embedding_function=embeddings)
     return ChunkStore(chroma)

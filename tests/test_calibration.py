@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.calibration import MINILM, calibration_for
+from rag.calibration import MINILM, MULTILINGUAL, calibration_for
 from rag.config import Settings
 from rag.corpus_cache import CorpusCache
 from tests.conftest import make_fake_api
@@ -18,9 +18,16 @@ from tests.fakes import HashingEmbeddings
 
 def test_every_threshold_says_how_it_was_measured() -> None:
     table = MINILM.table()
-    assert len(table) == len(fields(MINILM)) - 1  # all but the model's name
+    assert len(table) == len(fields(MINILM)) - 2  # all but the model's name and the record's own notes
     assert all(len(how) > 40 for _, _, how in table)
     assert MINILM.embedding_model == "all-MiniLM-L6-v2 (bundled)" and calibration_for(MINILM.embedding_model) is MINILM
+
+
+def test_a_value_measured_for_the_multilingual_model_says_how_it_was_measured_there() -> None:
+    differing = [f.name for f in fields(MULTILINGUAL) if f.metadata and getattr(MULTILINGUAL, f.name) != getattr(MINILM, f.name)]
+    assert differing and set(differing) <= set(MULTILINGUAL.measured_here)
+    how = dict((name, text) for name, _, text in MULTILINGUAL.table())
+    assert "Chinese dev questions" in how["min_grounding"] and calibration_for(MULTILINGUAL.embedding_model) is MULTILINGUAL
 
 
 def test_another_embedding_model_logs_that_the_thresholds_were_measured_with_minilm(caplog: pytest.LogCaptureFixture) -> None:

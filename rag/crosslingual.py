@@ -1,0 +1,159 @@
+"""English words for a question asked in another language, read off the corpus itself; the only
+importer of jieba.
+
+No translation model can be installed offline, but the English a search needs is already in the
+corpus: its phrases. The question is cut into words (jieba for Chinese), and each word, and each
+pair of neighbouring words, is matched to the corpus phrase the multilingual encoder puts nearest
+("知识蒸馏" → "knowledge distillation", "键值缓存压缩" → "cache compression"). Those phrases and the
+question's own Latin-script names make an English query that BM25 and MiniLM read as usual.
+
+    question ──jieba──▶ words ──multilingual encoder──▶ nearest corpus phrases ──▶ English query
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rag.records import Paper
+from rag.text import STOPWORDS
+
+log = logging.getLogger(__name__)
+
+Encode = Callable[[list[str]], Any]  # texts -> (n, d) normalised vectors
+
+# Phrases are runs of one to three corpus words; longer ones are rare enough that their words
+# find the paper on their own.
+PHRASE_MAX_WORDS = 3
+# A phrase must occur in this many papers (in a corpus of more than SMALL_CORPUS papers): a
+# phrase one paper uses is mostly the tail of one sentence ("the same two sets").
+MIN_PHRASE_PAPERS = 3
+SMALL_CORPUS = 500
+# At most this many phrases, the most used first: 48,000 at 5,358 ICLR papers, 10 s to embed once.
+MAX_PHRASES = 60_000
+FORMAT_VERSION = 1
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
+_LATIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+.]*[A-Za-z0-9+]|[A-Za-z]")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Words of a Chinese question that say how it is asked, not what about: matched to English they
+# would add "which", "paper", "method" to every query.
+_FUNCTION_WORDS_ZH = frozenset(
+    """的 了 是 在 和 与 跟 及 或 有 用 把 被 让 对 从 为 中 上 下 里 个 篇 种 这 那 它 其 该 此 之 以 而 并 但 就 都 也 还 又 再 很 更 最
+    吗 呢 吧 啊 呀 么 得 地 着 过 要 会 能 可 不 没 没有 没什么 是否 是不是 能否 能不能 可以 可能 一个 一种 一些 这个 那个 这些 那些 这篇 那篇
+    这种 什么 怎么 怎样 怎么样 如何 为什么 哪 哪个 哪些 哪篇 哪种 多少 几 有没有 有哪些 请 请问 帮 帮我 给 给我 告诉 介绍 介绍一下 一下 说 说说 讲 讲讲
+    论文 文章 工作 研究 方法 问题 我们 你们 他们 大家 作者 提出 提到 通过 进行 基于 使用 利用 采用 关于 方面 相关 主要 比较 总结 概括 列出""".split()
+)
+
+
+@dataclass(frozen=True)
+class PhraseTable:
+    """The corpus's phrases and their multilingual vectors (float16: half the memory, the same
+    nearest phrase)."""
+
+    phrases: tuple[str, ...]
+    vectors: np.ndarray
+
+    def nearest(self, queries: np.ndarray) -> list[tuple[str, float]]:
+        """For each query vector, the nearest phrase and its cosine."""
+        if not self.phrases or not len(queries):
+            return [("", 0.0)] * len(queries)
+        scores = np.asarray(queries, dtype=np.float32) @ self.vectors.T.astype(np.float32, copy=False)
+        best = scores.argmax(axis=1)
+        return [(self.phrases[i], float(scores[row, i])) for row, i in enumerate(best)]
+
+
+def corpus_phrases(papers: Iterable[Paper]) -> list[str]:
+    """Runs of one to three words of the titles and abstracts that neither begin nor end with a
+    stop word, used by enough papers, the most used first."""
+    papers = list(papers)
+    counts: Counter[str] = Counter()
+    for paper in papers:
+        words = [w if w.isupper() else w.lower() for w in _WORD.findall(f"{paper.title} {paper.abstract}")]
+        grams = set()
+        for n in range(1, PHRASE_MAX_WORDS + 1):
+            for i in range(len(words) - n + 1):
+                first, last = words[i].lower(), words[i + n - 1].lower()
+                if first not in STOPWORDS and last not in STOPWORDS and len(last) > 1:
+                    grams.add(" ".join(words[i : i + n]))
+        counts.update(grams)
+    floor = MIN_PHRASE_PAPERS if len(papers) > SMALL_CORPUS else 1
+    return [phrase for phrase, count in counts.most_common(MAX_PHRASES) if count >= floor]
+
+
+def build_phrase_table(papers: Iterable[Paper], encode: Encode) -> PhraseTable:
+    phrases = corpus_phrases(papers)
+    vectors = np.asarray(encode(phrases), dtype=np.float16) if phrases else np.zeros((0, 1), dtype=np.float16)
+    return PhraseTable(tuple(phrases), vectors)
+
+
+def load_or_build(path: Path, papers: Sequence[Paper], encode: Encode) -> PhraseTable:
+    """The table saved at `path` if it was built from these papers, else built and saved (a
+    restarted app does not pay the ~10 s again)."""
+    fingerprint = _fingerprint(papers)
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            if str(saved["fingerprint"]) == fingerprint:
+                return PhraseTable(tuple(str(p) for p in saved["phrases"]), saved["vectors"])
+    except (OSError, KeyError, ValueError):
+        pass  # none yet, or from another corpus or version: build it
+    table = build_phrase_table(papers, encode)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial.npz")
+    # Written whole, then renamed: a reader never sees half a table.
+    np.savez(partial, fingerprint=np.array(fingerprint), phrases=np.array(table.phrases, dtype=str), vectors=table.vectors)
+    partial.replace(path)
+    return table
+
+
+def _fingerprint(papers: Sequence[Paper]) -> str:
+    digest = hashlib.sha256(str(FORMAT_VERSION).encode())
+    for paper in sorted(papers, key=lambda p: p.paper_id):
+        digest.update(f"{paper.paper_id}\0{paper.title}\0{paper.abstract}\0".encode())
+    return digest.hexdigest()[:16]
+
+
+def question_words(question: str) -> list[str]:
+    """The words of a question that say what it is about: jieba's words of its non-Latin text,
+    without function words, and each pair of neighbours (a term is often two words: 知识 蒸馏)."""
+    words = [w for w in _cut(_LATIN_NAME.sub(" ", question)) if _CJK.search(w) or (w.isalpha() and len(w) > 2)]
+    content = [w for w in words if w not in _FUNCTION_WORDS_ZH and len(w) > 1]
+    pairs = [a + b for a, b in zip(words, words[1:], strict=False) if a not in _FUNCTION_WORDS_ZH and b not in _FUNCTION_WORDS_ZH]
+    return list(dict.fromkeys(content + pairs))
+
+
+def english_query(question: str, table: PhraseTable, encode: Encode, min_cosine: float) -> str:
+    """The English a search for `question` reads: the nearest corpus phrase of each of its words
+    (when it is near enough to be a translation, not a neighbour), then its own Latin-script names."""
+    words = question_words(question)
+    phrases = [phrase for phrase, cosine in table.nearest(encode(words)) if cosine >= min_cosine] if words else []
+    names = _LATIN_NAME.findall(question)
+    return " ".join(dict.fromkeys([*phrases, *names]))
+
+
+_jieba_lock = threading.Lock()
+
+
+def _cut(text: str) -> list[str]:
+    return [w.strip() for w in _jieba().lcut(text) if w.strip()]
+
+
+@lru_cache(maxsize=1)
+def _jieba() -> Any:
+    # jieba builds its dictionary on first use (~0.6 s); once, even when two questions arrive together.
+    with _jieba_lock:
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+        jieba.initialize()
+        return jieba

