@@ -13,6 +13,10 @@ follow-ups, in one process against one index of the seeds (data/bench/seeds, bui
 - latency: time to the first visible answer text (the evidence), to the first verified sentence
   of the draft, and to the complete answer (p50 / p95 / max).
 Writes every answer with its sources and dropped sentences to --out for checking by hand.
+
+`--set zh` runs the Chinese dev set (bench/zh_dev.jsonl) on the same seeds instead: its questions
+about one seed paper (by idea, by name, and as a follow-up) and its questions about nothing in the
+seeds, each part reported apart for the dev and the held-out half.
 """
 
 from __future__ import annotations
@@ -80,6 +84,8 @@ def bench(backend: str, rows: list[dict], out: list[dict]) -> dict[str, object]:
             first_sentence.append(times["first_sentence"])
         by_n = {s.n: s.paper for s in answer.sources}
         for sentence in draft_sentences(answer.text) if not answer.abstained else []:
+            if sentence.rstrip().endswith((":", "：")):
+                continue  # a heading or the Chinese lead-in ("以下是摘要中……的原句（英文）："), not a claim
             cited = citations(sentence)
             counts["cites"] += len(cited)
             counts["valid"] += sum(n in by_n for n in cited)
@@ -137,16 +143,41 @@ def bench(backend: str, rows: list[dict], out: list[dict]) -> dict[str, object]:
     }
 
 
+def zh_rows() -> list[dict]:
+    """The Chinese dev set's rows the seeds can be asked: about one seed paper (gold: the seed's
+    id), or about nothing in the seeds (both scopes: nothing in ICLR 2026 is in the seeds either)."""
+    rows = []
+    for line in (ROOT / "bench" / "zh_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        item = json.loads(line) if line.strip() else None
+        if item is None or item["type"] == "theme" or (item["type"] != "out" and not item.get("in_seeds")):
+            continue
+        row = {"id": item["id"], "split": item["split"], "kind": {"idea": "idea", "name": "name", "out": "out", "followup": "followup"}[item["type"]]}
+        row |= {"gold": item.get("seed_id", []), "answer_terms": item.get("answer_terms", [])}
+        if item["type"] == "followup":
+            row["turns"] = [{"q": q} for q in item["history"]] + [{"q": item["q"]}]
+        else:
+            row["q"] = item["q"]
+        rows.append(row)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", action="append", choices=["local", "none", "openai", "ollama"])
     parser.add_argument("--out", type=Path, default=ROOT / "data" / "bench" / "answers.jsonl")
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--set", choices=["en", "zh"], default="en", help="en: bench/answer_dev.jsonl; zh: the seeds part of bench/zh_dev.jsonl")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in (ROOT / "bench" / "answer_dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    english = (ROOT / "bench" / "answer_dev.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = zh_rows() if args.set == "zh" else [json.loads(line) for line in english if line.strip()]
     rows = rows[: args.limit] if args.limit else rows
     out: list[dict] = []
-    results = [bench(backend, rows, out) for backend in args.backend or ["local", "none"]]
+    splits = list(dict.fromkeys(r.get("split", "") for r in rows))
+    results = []
+    for backend in args.backend or ["local", "none"]:
+        for split in splits:
+            result = bench(backend, [r for r in rows if r.get("split", "") == split], out)
+            results.append(result | {"backend": f"{result['backend']} {split}".strip()})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
     print("| measure | " + " | ".join(str(r["backend"]) for r in results) + " |")

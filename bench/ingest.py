@@ -5,8 +5,10 @@
 The corpus is split into shards (temporary files, deleted afterwards); for each shard the
 baseline (`SentenceTransformer.encode` on exactly the chunk texts the pipeline will embed,
 same batch size, same process) and then `Paperchat.ingest` of that shard are timed back to
-back, so a load on the machine that comes and goes hits both sides alike. Then the whole
-corpus is ingested again unchanged. Prints a Markdown table.
+back, so a load on the machine that comes and goes hits both sides alike. Each shard is also
+ingested, right after, into a second index with the multilingual channel turned off
+(PAPERCHAT_MULTILINGUAL=false): the channel's cost is the difference, side by side in one run.
+Then the whole corpus is ingested again unchanged. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def folder_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 2**20
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--papers", type=Path, default=DEFAULT_PAPERS)
@@ -56,13 +62,16 @@ def main() -> None:
         # Never the user's .env or Chroma server: a private store in the temporary folder.
         settings = Settings(data_dir=Path(tmp) / "data", chroma_url="", _env_file=None)  # type: ignore[call-arg]
         api = Paperchat(settings)
+        without = Paperchat(settings.model_copy(update={"data_dir": Path(tmp) / "data-without", "multilingual": False}))
         # Warm up (model load, first-call allocations) outside the timings; the baseline
         # uses the pipeline's own SentenceTransformer, so the model is in memory once.
         api.seams.embeddings.embed_query("warm up")
         model = sentence_transformer(settings)
         rss_loaded = peak_rss_mb()
+        assert api.seams.multilingual is not None, api.seams.multilingual_problem
+        rss_multilingual = peak_rss_mb()
 
-        base_s = pipe_s = 0.0
+        base_s = pipe_s = without_s = 0.0
         n_chunks = 0
         for path in shard_paths:
             loaded = load_papers([path])
@@ -74,12 +83,16 @@ def main() -> None:
             report = api.ingest([path])
             pipe_s += time.perf_counter() - started
             assert report.embedded == len(texts), (report.embedded, len(texts))
+            started = time.perf_counter()
+            without.ingest([path])
+            without_s += time.perf_counter() - started
             n_chunks += len(texts)
             print(f"shard {path.name}: {len(texts)} chunks, baseline {base_s:.0f} s, pipeline {pipe_s:.0f} s so far", file=sys.stderr)
 
         started = time.perf_counter()
         again = api.ingest(shard_paths)
         reingest_s = time.perf_counter() - started
+        disk_with, disk_without = folder_mb(settings.chroma_dir), folder_mb(without.settings.chroma_dir)
 
     rows = [
         ("papers", f"{again.papers:,}"),
@@ -87,6 +100,10 @@ def main() -> None:
         ("encode alone (sentence-transformers)", f"{n_chunks / base_s:.1f} chunks/s ({base_s:.0f} s)"),
         ("paperchat ingest (parse, chunk, embed, Chroma, catalogue)", f"{n_chunks / pipe_s:.1f} chunks/s ({pipe_s:.0f} s)"),
         ("ratio pipeline / encode (target >= 0.85)", f"{base_s / pipe_s:.3f}"),
+        ("paperchat ingest without the multilingual channel", f"{n_chunks / without_s:.1f} chunks/s ({without_s:.0f} s)"),
+        ("time added by the multilingual channel (target <= 15 %)", f"{(pipe_s - without_s) / without_s:+.1%}"),
+        ("Chroma on disk with / without the channel", f"{disk_with:.0f} / {disk_without:.0f} MB"),
+        ("RSS added by loading the multilingual model", f"{rss_multilingual - rss_loaded:.0f} MB"),
         ("re-ingest unchanged: seconds", f"{reingest_s:.2f}"),
         ("re-ingest unchanged: texts embedded (target 0)", f"{again.embedded}"),
         ("peak RSS after model load", f"{rss_loaded:.0f} MB"),

@@ -7,7 +7,11 @@ that answer it.
       ▼ evidence.select        sources [1..n], each with the sentences that answer: shown at once
       ▼ verify.Draft           the LLM's draft, each sentence checked as it streams
       ▼ nothing survived? ──▶ an extractive answer made of the evidence sentences themselves
-      ▼ a Chinese question and a capable backend ──▶ verify.translation
+      ▼ a Chinese question and a capable backend ──▶ verify.translation; else the English
+                               sentences under a Chinese line saying what they are
+
+Everything said around the evidence (notes, the lead line, the abstention) is in the question's
+language (rag/prompts.py `say`); the evidence is the abstracts' English, cited.
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ from rag.context import Context, Request, ms_since
 from rag.conversation import Resolved, condense, names_something, resolve, resolve_as_followup
 from rag.errors import PaperchatError
 from rag.evidence import grounding, select
+from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Source
 from rag.summarize import theme_summary_events
-from rag.language import question_language
 from rag.text import cite
 from rag.themes import theme_of
 from rag.verify import Draft, Verifier, draft_messages, translation
@@ -76,6 +80,8 @@ def _answer(
 ) -> Iterator[AnswerEvent]:
     question, cal = request.question, ctx.calibration
     language = question_language(question)
+    # Notes a caller made in English (rag/api.py's COMPARE_NEEDS_TWO), said in the reader's language.
+    notes = [prompts.in_language(note, language) for note in notes]
     base = Answer(question=question, text="", backend=ctx.backend, language=language, query=query or question)
     about = ctx.calibration_for(question)
     scores = [grounding(query or question, h, about) for h in hits]
@@ -87,7 +93,7 @@ def _answer(
         *events, final = theme_summary_events(request, theme, ctx, timings)
         if final.answer is not None and not final.answer.abstained:
             yield from events
-            notes = [prompts.AS_CORPUS_QUESTION.format(theme=theme), *notes, *final.answer.notes]
+            notes = [prompts.say("AS_CORPUS_QUESTION", language, theme=theme), *notes, *final.answer.notes]
             yield replace(final, answer=replace(final.answer, notes=tuple(notes)))
             return
     if not relevant:
@@ -99,13 +105,16 @@ def _answer(
     mark = time.perf_counter()
     # Evidence is scored against English text: the embedding model reads only English, and a
     # question in another language is searched for by its English rewrite (or its English names).
+    # Evidence is scored in English: a question in another language by its English words. (The
+    # multilingual encoder reading the question itself picked the right paper's sentences less
+    # often: 12 of 13 Chinese dev questions against 13 of 13, the same answer terms.)
     english = question if language == "en" else (query or question)
     sources, evidence = select(english, relevant, ctx.vectors, cal=cal)
     timings["evidence"] = ms_since(mark)
     timings["first_visible"] = request.elapsed_ms()
     yield AnswerEvent("sources", sources=tuple(sources))
 
-    verifier = Verifier(sources, ctx.vectors, question, cal)
+    verifier = Verifier(sources, ctx.vectors, question, cal, language)
     draft = Draft(ctx.chat, draft_messages(english, sources, ctx.max_sentences), verifier, ctx.max_sentences)
     mark = time.perf_counter()
     for sentence in draft:
@@ -115,14 +124,14 @@ def _answer(
         timings["draft"] = ms_since(mark)
     extractive = not draft.kept
     if draft.failure:
-        instead = prompts.ANSWER_INSTEAD if extractive else prompts.PARTIAL_INSTEAD
-        notes.append(prompts.BACKEND_FAILED.format(failure=draft.failure, instead=instead))
-    text = " ".join(draft.kept) if draft.kept else extractive_answer(evidence, sources, ctx.max_sentences, cal)
+        instead = prompts.say("ANSWER_INSTEAD" if extractive else "PARTIAL_INSTEAD", language)
+        notes.append(prompts.say("BACKEND_FAILED", language, failure=draft.failure, instead=instead))
+    text = " ".join(draft.kept) if draft.kept else extractive_answer(evidence, sources, ctx.max_sentences, cal, language)
     if extractive and pinned and len(sources) == 1 and evidence and evidence[0].score < cal.not_stated_below:
         # Said beside the answer, not in it: the answer's text holds only checked, cited sentences.
-        notes.append(prompts.NOT_STATED.format(n=evidence[0].n))
+        notes.append(prompts.say("NOT_STATED", language, n=evidence[0].n))
     if ctx.chat is not None and extractive and not draft.failure:
-        notes.append(prompts.DRAFT_UNSUPPORTED)
+        notes.append(prompts.say("DRAFT_UNSUPPORTED", language))
 
     if language == "zh":
         mark = time.perf_counter()
@@ -131,19 +140,25 @@ def _answer(
             text = translated
         else:
             notes.append(prompts.ENGLISH_ONLY)
+            if draft.kept or evidence:
+                # The sentences stay English (a model that cannot write Chinese must not try), under a
+                # heading in the reader's language: the checker's own rule, a line ending in a colon
+                # states nothing, so the answer still holds only checked, cited sentences.
+                text = prompts.say("LEAD_DRAFT" if draft.kept else "LEAD_EVIDENCE", language) + "\n\n" + text
         timings["translate"] = ms_since(mark)
     timings["total"] = request.elapsed_ms()
     answer = replace(base, text=text, sources=tuple(sources), dropped=tuple(verifier.dropped), extractive=extractive, notes=tuple(notes), timings_ms=timings)
     yield AnswerEvent("final", answer=answer)
 
 
-def extractive_answer(evidence: Sequence[Evidence], sources: Sequence[Source], max_sentences: int, cal: Calibration) -> str:
+def extractive_answer(evidence: Sequence[Evidence], sources: Sequence[Source], max_sentences: int, cal: Calibration, language: str = "en") -> str:
     """The best evidence sentences, each cited. True by construction: they are the abstracts'
     own sentences. The best source gives up to two; another source's sentence joins only when
     it answers nearly as well, so a question about one paper is not padded with others."""
     if not evidence:
-        # Abstracts with no usable sentence (all instructions, say): point at the sources.
-        return " ".join(cite(f"See the abstract of {s.paper.title}", [s.n]) for s in sources[:max_sentences])
+        # Abstracts with no usable sentence (all instructions, say): point at the sources. The title
+        # loses its final stop as `cite` would take it, so the citation ends the sentence.
+        return " ".join(prompts.say("SEE_ABSTRACT", language, title=s.paper.title.rstrip().rstrip(".;,: "), n=s.n) for s in sources[:max_sentences])
     best = evidence[0]
     picked = [best]
     for item in evidence[1:]:

@@ -100,22 +100,44 @@ class Paperchat:
             across=across.search if across else None,
         )
 
-    def _across(self, question: str) -> Crossing | None:
-        """How a question in another language is searched: its English words and the multilingual
-        channel; None when the channel is off (it is then searched by its Latin-script names)."""
+    def english_theme(self, theme: str) -> str:
+        """The English phrase of the corpus a theme in another language names ("机器遗忘" → "machine
+        unlearning"), or the theme itself when it is English or the channel is off."""
         from rag.calibration import MULTILINGUAL
-        from rag.crosslingual import english_query, load_or_build
-        from rag.multilingual import encode as encode_with
-        from rag.retrieval import Across
+        from rag.crosslingual import english_theme
+        from rag.language import question_language
 
-        store, encoder = self.seams.multilingual_store(), self.seams.multilingual
-        if store is None or encoder is None:
+        if question_language(theme) == "en" or (tools := self._crossing_tools()) is None:
+            return theme
+        table, encode = tools
+        return english_theme(theme, table, encode, MULTILINGUAL.min_phrase_cosine) or theme
+
+    def _crossing_tools(self) -> tuple[Any, Any] | None:
+        """The corpus's phrase table and the multilingual encoder; None when the channel is off."""
+        from rag.crosslingual import load_or_build
+        from rag.multilingual import encode as encode_with
+
+        encoder = self.seams.multilingual
+        if encoder is None or self.seams.multilingual_store() is None:
             return None
 
         def encode(texts: list[str]) -> Any:
             return encode_with(encoder, texts)
 
         table = self.cache.get("phrases", lambda: load_or_build(self.settings.data_dir / "phrases.npz", self.papers(), encode))
+        return table, encode
+
+    def _across(self, question: str) -> Crossing | None:
+        """How a question in another language is searched: its English words and the multilingual
+        channel; None when the channel is off (it is then searched by its Latin-script names)."""
+        from rag.calibration import MULTILINGUAL
+        from rag.crosslingual import english_query
+        from rag.retrieval import Across
+
+        store, tools = self.seams.multilingual_store(), self._crossing_tools()
+        if store is None or tools is None:
+            return None
+        table, encode = tools
         english = english_query(question, table, encode, MULTILINGUAL.min_phrase_cosine)
         return Crossing(english, Across(question, store, MULTILINGUAL.multilingual_weight))
 
@@ -170,6 +192,8 @@ class Paperchat:
             self.cache.clear()
             batch = self.settings.ingest_batch_chunks
             channel = seams.multilingual_store(create=True)
+            if channel is None:
+                seams.drop_multilingual_store()
             return sync(
                 loaded, seams.store(create=True), seams.catalog, seams.lexical, seams.plan,
                 more_stores=[channel] if channel else [], batch_chunks=batch, prune=prune, progress=progress,
@@ -184,6 +208,8 @@ class Paperchat:
         summarize, compare or list; "more" after a list is its next page. Filters said in words
         ("oral papers", "in the RL area") join `where` (rag/filters.py). `about`: ids of papers the question is about (the explorer's "ask
         about this paper"), answered from them alone, whatever the wording."""
+        from rag import prompts
+        from rag.language import question_language
         from rag.retrieval import clean_query
 
         request = Request(clean_query(question), tuple(history), where, tuple(about))
@@ -194,6 +220,9 @@ class Paperchat:
             # "more": the next page of the list the last answer began, asked again.
             request, chosen, page = replace(request, question=earlier.query or earlier.question), Mode.LIST, earlier.page.number + 1  # type: ignore[union-attr]
         request, notes = with_said_filters(request, self.cache.get("field_values", lambda: field_values(papers.values())))
+        if (language := question_language(request.question)) != "en" and self._crossing_tools() is None:
+            why = self.seams.multilingual_problem or "PAPERCHAT_MULTILINGUAL=false"
+            notes.append(prompts.say("NO_MULTILINGUAL", language, why=why))
         chosen = Mode.ANSWER if about else route(request.question) if chosen is Mode.AUTO else chosen
         for event in self._mode_events(request, chosen, page):
             if event.answer is not None:  # every mode's answer says which filters it applied
@@ -230,15 +259,22 @@ class Paperchat:
 
     def warm_up(self) -> None:
         """Load what the first question would otherwise wait for: the embedding model, the store,
-        the BM25 index and catalogue, and the local LLM (a one-token draft). A failure is logged
-        and left for that question to report; a missing index is not an error here."""
+        the BM25 index and catalogue, the multilingual channel (its model, the language detector,
+        jieba and the corpus's phrase table: ~15 s once for 5,358 papers) and the local LLM (a
+        one-token draft). A failure is logged and left for that question to report (a broken
+        multilingual model: at once, in the status line); a missing index is not an error here."""
+        from rag.language import question_language
+
         seams = self.seams
         try:
             seams.embeddings.embed_query("warm up")
+            question_language("Which papers use this?")
+            _ = seams.multilingual  # loads and tries the encoder: a broken one is in the status line at once
             if self.corpus_version():
                 seams.store()
                 self._lexical()
                 self.papers_by_id()
+                self._across("预热")
             if self.settings.llm_backend == "local" and seams.chat is not None:
                 seams.chat.invoke("Hi", max_tokens=1)
         except Exception:  # a warm-up never stops the app; the first real use reports the problem

@@ -19,12 +19,16 @@ from rag import prompts
 from rag.context import Context, Request, ms_since
 from rag.conversation import referenced
 from rag.evidence import CONTRIBUTION, grounding, sentences_of
+from rag.language import question_language
 from rag.records import NOT_STATED, Answer, AnswerEvent, Comparison, Hit, Source
 from rag.routing import Mode
-from rag.text import cite, language_of
+from rag.text import cite
 from rag.verify import Draft, Verifier, draft_messages
 
-ASPECTS: tuple[str, ...] = ("problem", "approach", "data or benchmarks", "reported results", "efficiency or cost", "stated limitations")
+# The aspects in the table's order, by their names in the catalogue (rag/prompts.py): the English
+# text is an aspect's key (of _CUES below, and of the JSON's "aspects"), `say` its header for the reader.
+_ASPECT_MESSAGES = ("ASPECT_PROBLEM", "ASPECT_APPROACH", "ASPECT_DATA", "ASPECT_RESULTS", "ASPECT_COST", "ASPECT_LIMITATIONS")
+ASPECTS: tuple[str, ...] = tuple(prompts.say(name) for name in _ASPECT_MESSAGES)
 # Most papers a table lines up: beyond six, rows stop fitting a screen and a summary serves better.
 MAX_PAPERS = 6
 
@@ -57,8 +61,11 @@ _CUES: dict[str, re.Pattern[str]] = {
 }
 
 
-def compare(sources: Sequence[Source]) -> Comparison:
-    return Comparison(ASPECTS, tuple((s.n, s.paper.title, aspect_cells(s)) for s in sources[:MAX_PAPERS]))
+def compare(sources: Sequence[Source], language: str = "en") -> Comparison:
+    """The table of `sources`, its header and empty cells in the answer's language (the cells are excerpts: English)."""
+    header = tuple(prompts.say(name, language) for name in ("TABLE_PAPER", *_ASPECT_MESSAGES))
+    rows = tuple((s.n, s.paper.title, aspect_cells(s)) for s in sources[:MAX_PAPERS])
+    return Comparison(ASPECTS, rows, header, prompts.say("TABLE_NOT_STATED", language))
 
 
 def aspect_cells(source: Source) -> tuple[str, ...]:
@@ -131,15 +138,15 @@ def compare_events(request: Request, hits: Sequence[Hit], ctx: Context) -> Itera
     (excerpts, true by construction), then the verified paragraph."""
     timings = {"retrieve": request.elapsed_ms()}
     question = request.question
-    language = language_of(question)
+    language = question_language(question)
     papers = [Source(n, hit.paper, hit.relevance) for n, hit in enumerate(hits, start=1)]
-    table = compare(papers)
+    table = compare(papers, language)
     stated = {n: tuple(c for c in cells if c != NOT_STATED) for n, _, cells in table.rows}
     sources = [replace(s, evidence=stated.get(s.n, ())) for s in papers[: len(table.rows)]]
     timings["evidence"] = request.elapsed_ms()
     timings["first_visible"] = request.elapsed_ms()
     yield AnswerEvent("sources", sources=tuple(sources))
-    verifier = Verifier(sources, ctx.vectors, question, ctx.calibration)
+    verifier = Verifier(sources, ctx.vectors, question, ctx.calibration, language)
     # One sentence more than an answer: a comparison has a paper more to speak of.
     limit = ctx.max_sentences + 1
     draft = Draft(ctx.chat, draft_messages(question, sources, limit, prompts.COMPARE_USER), verifier, limit)
@@ -148,12 +155,17 @@ def compare_events(request: Request, hits: Sequence[Hit], ctx: Context) -> Itera
         yield AnswerEvent("sentence", text=sentence)
     if ctx.chat is not None:
         timings["draft"] = ms_since(mark)
-    notes = [prompts.BACKEND_FAILED.format(failure=draft.failure, instead=prompts.COMPARE_INSTEAD)] if draft.failure else []
+    instead = prompts.say("COMPARE_INSTEAD", language)
+    notes = [prompts.say("BACKEND_FAILED", language, failure=draft.failure, instead=instead)] if draft.failure else []
     # Without a (surviving) draft, the paragraph states each paper's approach in its own words.
     approaches = [cite(cells[1], [n]) for n, _, cells in table.rows if cells[1] != NOT_STATED]
-    text = " ".join(draft.kept) if draft.kept else " ".join(approaches) or prompts.COMPARE_NOTHING_STATED
+    text = " ".join(draft.kept) if draft.kept else " ".join(approaches)
     if language == "zh":
         notes.append(prompts.ENGLISH_ONLY)
+        if text:
+            # The paragraph is English (verified, or the abstracts' own): a Chinese line says what it is.
+            text = prompts.say("LEAD_DRAFT" if draft.kept else "LEAD_APPROACHES", language) + "\n\n" + text
+    text = text or prompts.say("COMPARE_NOTHING_STATED", language)
     timings["total"] = request.elapsed_ms()
     answer = Answer(
         question=question,

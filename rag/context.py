@@ -41,6 +41,10 @@ class Corpus(Protocol):
 
     def paper_vectors(self, paper_ids: Sequence[str]) -> Mapping[str, Sequence[float]]: ...
 
+    def english_theme(self, theme: str) -> str:
+        """The corpus's English phrase for a theme asked in another language; an English theme as it is."""
+        ...
+
     def document_frequency(self) -> Counter[str]:
         """How many papers use each key term."""
         ...

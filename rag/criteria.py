@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from rag import prompts
 from rag.label_names import expansion_before
 from rag.routing import LIST_REQUEST
 from rag.text import STOPWORDS, WORD, is_coined
@@ -78,12 +79,13 @@ class Idea:
 class Criterion:
     ideas: tuple[Idea, ...]  # every one must be present; none: every paper (a filter alone)
 
-    def describe(self) -> str:
-        """"mention LongBench", "mention both RL and RAG"."""
+    def describe(self, language: str = "en") -> str:
+        """"mention LongBench", "mention both RL and RAG"; in Chinese "提到“LongBench”"."""
         said = [f"“{i.said}”" for i in self.ideas]
         if len(said) > 1:
-            return "mention " + ("both " if len(said) == 2 else "all of ") + ", ".join(said[:-1]) + " and " + said[-1]
-        return f"mention {said[0]}" if said else ""
+            first = prompts.say("LIST_SEPARATOR", language).join(said[:-1])
+            return prompts.say("MENTION_BOTH" if len(said) == 2 else "MENTION_ALL", language, first=first, last=said[-1])
+        return prompts.say("MENTION", language, what=said[0]) if said else ""
 
     def meets(self, text: str) -> bool:
         return all(idea.pattern.search(text) for idea in self.ideas)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 from rag import prompts
 from rag.context import Request
+from rag.language import question_language
 from rag.records import AppliedFilter, Paper
 
 FILTER_FIELDS = ("status", "primary_area", "venue", "year")
@@ -127,12 +128,18 @@ def filters_in(question: str, fields: Mapping[str, Counter[str]]) -> SaidFilters
     return SaidFilters(tuple(applied), tuple(ignored), tuple(unmatched), rest)
 
 
-def papers_called(filters: Sequence[AppliedFilter], count: int | str) -> str:
-    """How many papers, and which once filtered: "13 oral papers in the “reinforcement learning” area"."""
+def papers_called(filters: Sequence[AppliedFilter], count: int | str, language: str = "en") -> str:
+    """How many papers, and which once filtered, in the answer's language: "13 oral papers in the
+    “reinforcement learning” area", "13 篇 oral 论文（“reinforcement learning”领域）". `count`: a
+    number, or words already in that language ("At least 40", "no")."""
     kinds = [f.values[0].split()[0].lower() if f.field == "status" else f.values[0] for f in filters if f.field in ("status", "venue", "year")]
     areas = [f.values[0] for f in filters if f.field == "primary_area"]
-    words = " ".join([f"{count:,}" if isinstance(count, int) else count, *kinds, "paper" if count == 1 else "papers"])
-    return words + (f" in the “{areas[0]}” area" if areas else "")
+    counted, one = (f"{count:,}" if isinstance(count, int) else count), count == 1
+    if kinds:
+        words = prompts.say("PAPERS_OF_KINDS_ONE" if one else "PAPERS_OF_KINDS", language, count=counted, kinds=" ".join(kinds))
+    else:
+        words = prompts.say("PAPERS_ONE" if one else "PAPERS", language, count=counted)
+    return prompts.say("PAPERS_IN_AREA", language, papers=words, area=areas[0]) if areas else words
 
 
 def _area(question: str, areas: Mapping[str, int]) -> tuple[str, tuple[int, int], str]:
@@ -188,8 +195,10 @@ def with_said_filters(request: Request, fields: Mapping[str, Counter[str]]) -> t
     where: dict[str, object] = {f.field: list(f.values) for f in said.applied if f.field not in explicit} | explicit
     applied = [*(f for f in said.applied if f.field not in explicit)]
     applied += [AppliedFilter(k, tuple(map(str, v)) if isinstance(v, list | tuple) else (str(v),), "--where") for k, v in explicit.items()]
-    notes = [prompts.FILTER_IGNORED.format(said=words) for words in said.ignored]
-    notes += [prompts.FILTER_UNMATCHED.format(said=words) for words in said.unmatched]
+    language = question_language(request.question)
+    notes = [prompts.say("FILTER_IGNORED", language, said=words) for words in said.ignored]
+    notes += [prompts.say("FILTER_UNMATCHED", language, said=words) for words in said.unmatched]
     if applied:
-        notes.insert(0, prompts.FILTER_APPLIED.format(conditions="; ".join(f"{f.field.replace('_', ' ')} {' or '.join(f.values)}" for f in applied)))
+        conditions = "; ".join(f"{f.field.replace('_', ' ')} {' or '.join(f.values)}" for f in applied)
+        notes.insert(0, prompts.say("FILTER_APPLIED", language, conditions=conditions))
     return replace(request, where=where or None, filters=tuple(applied), asked=said.question), notes

@@ -19,12 +19,13 @@ from rag.context import Context, Request
 from rag.criteria import Criterion, criterion_of
 from rag.evidence import contribution_sentence, sentences_of
 from rag.filters import papers_called
+from rag.language import question_language
 from rag.quantities import SUPERLATIVE, Quantity, values
 from rag.records import Answer, AnswerEvent, Page, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode, extreme_asked
 from rag.summarize import summarize_events
-from rag.text import cite, language_of
+from rag.text import cite
 
 # Papers a page lists (and values an extreme's page shows): a screen of lines, and what a reader
 # scans before asking for more.
@@ -49,18 +50,18 @@ def list_events(request: Request, ctx: Context, page: int = 1) -> Iterator[Answe
     if not criterion.ideas and not request.filters and not quantity and not _HOW_MANY.search(question):
         # Nothing to look for in the papers' words ("有没有关于模型合并的论文？" names no English term):
         # a summary of the question's theme says what the corpus has, or that it has nothing.
-        yield from _noted(summarize_events(request, ctx), prompts.LIST_NOTHING_NAMED)
+        yield from _noted(summarize_events(request, ctx), prompts.say("LIST_NOTHING_NAMED", question_language(request.question)))
         return
     meeting = [p for p in papers.values() if p.paper_id in allowed and criterion.meets(_words(p))]
     timings = {"retrieve": request.elapsed_ms()}
     # `query` is the question as asked, filter words included: "more" asks it again for the next page.
-    base = Answer(question=request.question, text="", mode=Mode.LIST, backend=ctx.backend, language=language_of(request.question), query=request.question)
+    base = Answer(question=request.question, text="", mode=Mode.LIST, backend=ctx.backend, language=question_language(request.question), query=request.question)
     if quantity is not None and meeting:
         answer = _extreme(base, quantity, criterion, meeting, request, page)
     elif meeting:
         answer = _page(base, criterion, sorted(meeting, key=lambda p: -_mentions(p, criterion)), request, page)
     else:
-        answer = replace(base, text=_nothing(criterion, request, papers), page=Page(1, PAGE_SIZE, 0))
+        answer = replace(base, text=_nothing(criterion, request, papers, base.language), page=Page(1, PAGE_SIZE, 0))
     yield AnswerEvent("sources", sources=answer.sources)
     timings["total"] = request.elapsed_ms()
     yield AnswerEvent("final", answer=replace(answer, notes=(*answer.notes, *([prompts.ENGLISH_ONLY] if answer.language == "zh" else [])), timings_ms=timings))
@@ -89,27 +90,28 @@ def _paged(items: Sequence[object], page: int) -> tuple[Page, int]:
     return Page(number, PAGE_SIZE, len(items)), (number - 1) * PAGE_SIZE
 
 
-def _footer(page: Page, first: int, shown: int, asked: int) -> list[str]:
+def _footer(page: Page, first: int, shown: int, asked: int, language: str) -> list[str]:
     """Where this page is in the list, and how to see more (or that this was the last page)."""
     if page.pages == 1:
         return []
     last = first + shown
     if page.number < page.pages:
-        return ["", prompts.LIST_PAGE.format(first=first + 1, last=last, total=page.total, more=min(PAGE_SIZE, page.total - last))]
-    return ["", (prompts.LIST_LAST_AGAIN if asked > page.number else prompts.LIST_LAST).format(first=first + 1, last=last, total=page.total)]
+        return ["", prompts.say("LIST_PAGE", language, first=first + 1, last=last, total=page.total, more=min(PAGE_SIZE, page.total - last))]
+    return ["", prompts.say("LIST_LAST_AGAIN" if asked > page.number else "LIST_LAST", language, first=first + 1, last=last, total=page.total)]
 
 
 def _page(base: Answer, criterion: Criterion, ordered: list[Paper], request: Request, asked: int) -> Answer:
     page, first = _paged(ordered, asked)
     shown = ordered[first : first + PAGE_SIZE]
     sources = [Source(n, p, 1.0, _evidence(p, criterion)) for n, p in enumerate(shown, start=1)]
-    what = criterion.describe() or prompts.LIST_EVERY
+    language = base.language
+    what = criterion.describe(language) or prompts.say("LIST_EVERY", language)
     what = re.sub(r"^mention\b", "mentions", what) if len(ordered) == 1 else what
-    lines = [prompts.LIST_COUNT.format(papers=papers_called(request.filters, len(ordered)), what=what), ""]
+    lines = [prompts.say("LIST_COUNT", language, papers=papers_called(request.filters, len(ordered), language), what=what), ""]
     for rank, s in enumerate(sources, start=first + 1):
-        shown_why = cite(" ".join(s.evidence), [s.n]) if s.evidence else prompts.LIST_IN_TITLE.format(n=s.n)
+        shown_why = cite(" ".join(s.evidence), [s.n]) if s.evidence else prompts.say("LIST_IN_TITLE", language, n=s.n)
         lines.append(f"{rank}. **{s.paper.title}**: {shown_why}")
-    lines += _footer(page, first, len(shown), asked)
+    lines += _footer(page, first, len(shown), asked, language)
     return replace(base, text="\n".join(lines), sources=tuple(sources), page=page)
 
 
@@ -124,35 +126,39 @@ def _extreme(base: Answer, quantity: Quantity, criterion: Criterion, meeting: li
             found.append((value, written, unit, paper, sentence))
     units = [u for u in quantity.units if any(f[2] == u for f in found)]
     found = sorted((f for f in found if units and f[2] == units[0]), key=lambda f: -f[0])
-    what = f"that {criterion.describe()}" if criterion.ideas else prompts.LIST_EVERY
-    called = papers_called(request.filters, len(meeting))
+    language = base.language
+    what = prompts.say("THAT", language, what=criterion.describe(language)) if criterion.ideas else prompts.say("LIST_EVERY", language)
+    called = papers_called(request.filters, len(meeting), language)
+    name = quantity.name_zh if language == "zh" and quantity.name_zh else quantity.name
     if not found:
-        return replace(base, text=prompts.EXTREME_NONE.format(papers=called, what=what, quantity=quantity.name), page=Page(1, PAGE_SIZE, 0))
+        return replace(base, text=prompts.say("EXTREME_NONE", language, papers=called, what=what, quantity=name), page=Page(1, PAGE_SIZE, 0))
     page, first = _paged(found, asked)
     shown = found[first : first + PAGE_SIZE]
     sources = [Source(n, paper, 1.0, (sentence,)) for n, (_, _, _, paper, sentence) in enumerate(shown, start=1)]
     largest = found[0]
-    head = prompts.EXTREME_HEAD.format(quantity=quantity.name, papers=called, what=what, value=f"{largest[1]}{largest[2]}", stating=len(found))
-    lines = [cite(head, [1]) if first == 0 else head + ".", "", prompts.EXTREME_CAVEAT, ""]
+    head = prompts.say("EXTREME_HEAD", language, quantity=name, papers=called, what=what, value=f"{largest[1]}{largest[2]}", stating=len(found))
+    lines = [cite(head, [1]) if first == 0 else head + prompts.say("FULL_STOP", language), "", prompts.say("EXTREME_CAVEAT", language), ""]
     for n, (_, written, unit, _, sentence) in enumerate(shown, start=1):
         lines.append(f"{first + n}. **{written}{unit}**: {cite(sentence, [n])}")
-    lines += _footer(page, first, len(shown), asked)
+    lines += _footer(page, first, len(shown), asked, language)
     return replace(base, text="\n".join(lines), sources=tuple(sources), page=page)
 
 
-def _nothing(criterion: Criterion, request: Request, papers: dict[str, Paper]) -> str:
+def _nothing(criterion: Criterion, request: Request, papers: dict[str, Paper], language: str) -> str:
     """Why nothing is listed: no abstract names an idea at all, the ideas never meet, or the filter leaves none."""
     every = list(papers.values())
     counts = [sum(bool(i.pattern.search(_words(p))) for p in every) for i in criterion.ideas]
     absent = [i.said for i, c in zip(criterion.ideas, counts, strict=True) if c == 0]
     if absent:
-        return prompts.LIST_NONE_MENTION.format(papers=f"{len(every):,}", what=", ".join(f"“{a}”" for a in absent))
+        listed = prompts.say("LIST_SEPARATOR", language).join(f"“{a}”" for a in absent)
+        return prompts.say("LIST_NONE_MENTION", language, papers=f"{len(every):,}", what=listed)
     together = sum(criterion.meets(_words(p)) for p in every)
     if request.filters:
-        what = f"that {criterion.describe()}" if criterion.ideas else prompts.LIST_EVERY
-        return prompts.LIST_NONE_FILTERED.format(papers=papers_called(request.filters, "no"), what=what, outside=together)
-    separately = "; ".join(f"{c} mention “{i.said}”" for i, c in zip(criterion.ideas, counts, strict=True))
-    return prompts.LIST_NONE_TOGETHER.format(separately=separately)
+        what = prompts.say("THAT", language, what=criterion.describe(language)) if criterion.ideas else prompts.say("LIST_EVERY", language)
+        called = papers_called(request.filters, prompts.say("NO_COUNT", language), language)
+        return prompts.say("LIST_NONE_FILTERED", language, papers=called, what=what, outside=together)
+    separately = "; ".join(prompts.say("MENTIONED_BY", language, count=c, what=f"“{i.said}”") for i, c in zip(criterion.ideas, counts, strict=True))
+    return prompts.say("LIST_NONE_TOGETHER", language, separately=separately)
 
 
 def _words(paper: Paper) -> str:

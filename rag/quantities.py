@@ -19,6 +19,7 @@ class Quantity:
     asked: re.Pattern[str]  # words of a question that ask for it
     cue: re.Pattern[str]  # words next to a value that report it
     units: tuple[str, ...]  # "×", "%": the units it is stated in, preferred first
+    name_zh: str = ""  # as a Chinese answer says it: "加速比"
 
 
 # A value times another ("2.81$\times$", "*56.7x*", "$\mathbf{61.4\times}$", "128×", "3-fold"),
@@ -37,11 +38,11 @@ _CLAUSE = re.compile(r"\b(?:while|whereas|but|although|though|yet|which)\b|;")
 
 _SPEEDUP_ASKED = re.compile(r"\bspeed[- ]?ups?\b|\bfastest\b|\bfaster\b|\bacceleration\b|加速", re.I)
 QUANTITIES = (
-    Quantity("speedup", _SPEEDUP_ASKED, re.compile(r"speed(?:s|ed|ing)?[- ]?ups?|faster|acceler\w*", re.I), ("×",)),
-    Quantity("compression", re.compile(r"\bcompression\b|压缩", re.I), re.compile(r"compress\w*", re.I), ("×",)),
-    Quantity("memory reduction", re.compile(r"\bmemory\b|内存|显存", re.I), re.compile(r"memory", re.I), ("×", "%")),
-    Quantity("throughput", re.compile(r"\bthroughput\b|吞吐", re.I), re.compile(r"throughput", re.I), ("×",)),
-    Quantity("accuracy", re.compile(r"\baccuracy\b|准确率", re.I), re.compile(r"accura\w*", re.I), ("%",)),
+    Quantity("speedup", _SPEEDUP_ASKED, re.compile(r"speed(?:s|ed|ing)?[- ]?ups?|faster|acceler\w*", re.I), ("×",), "加速比"),
+    Quantity("compression", re.compile(r"\bcompression\b|压缩", re.I), re.compile(r"compress\w*", re.I), ("×",), "压缩比"),
+    Quantity("memory reduction", re.compile(r"\bmemory\b|内存|显存", re.I), re.compile(r"memory", re.I), ("×", "%"), "内存节省"),
+    Quantity("throughput", re.compile(r"\bthroughput\b|吞吐", re.I), re.compile(r"throughput", re.I), ("×",), "吞吐量提升"),
+    Quantity("accuracy", re.compile(r"\baccuracy\b|准确率", re.I), re.compile(r"accura\w*", re.I), ("%",), "准确率"),
 )
 # A superlative of its own: not "top-k", "best-of-n" or "max pooling".
 SUPERLATIVE = re.compile(r"(?<![\w-])(?:best|largest|highest|biggest|greatest|maximum|fastest|most)(?![\w-])|最高|最大|最快|最好", re.I)

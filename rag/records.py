@@ -11,6 +11,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Literal
 
+from rag import prompts
 from rag.routing import Mode
 from rag.text import citations
 
@@ -144,7 +145,7 @@ class AppliedFilter:
         return {"field": self.field, "values": list(self.values), "said": self.said}
 
 
-NOT_STATED = "not stated in the abstract"
+NOT_STATED = prompts.TABLE_NOT_STATED
 
 
 @dataclass(frozen=True)
@@ -154,22 +155,33 @@ class Comparison:
     aspects: tuple[str, ...]
     # One row per paper: its source number, title, and one cell per aspect (an excerpt or NOT_STATED).
     rows: tuple[tuple[int, str, tuple[str, ...]], ...]
+    # What the reader sees, in the answer's language: the header (the paper column, then one per
+    # aspect; empty: the English keys) and a NOT_STATED cell. The JSON keeps the English keys.
+    header: tuple[str, ...] = ()
+    not_stated: str = NOT_STATED
+
+    def shown_header(self) -> tuple[str, ...]:
+        return self.header or (prompts.TABLE_PAPER, *self.aspects)
+
+    def _shown(self, cell: str) -> str:
+        return self.not_stated if cell == NOT_STATED else cell
 
     def to_markdown(self) -> str:
         def cell(text: str) -> str:
             return text.replace("|", "\\|").replace("\n", " ")
 
-        lines = ["| paper | " + " | ".join(self.aspects) + " |", "|---" * (len(self.aspects) + 1) + "|"]
+        header = self.shown_header()
+        lines = ["| " + " | ".join(map(cell, header)) + " |", "|---" * len(header) + "|"]
         for n, title, cells in self.rows:
-            lines.append(f"| [{n}] {cell(title)} | " + " | ".join(cell(c if c == NOT_STATED else f"{c} [{n}]") for c in cells) + " |")
+            lines.append(f"| [{n}] {cell(title)} | " + " | ".join(cell(self.not_stated if c == NOT_STATED else f"{c} [{n}]") for c in cells) + " |")
         return "\n".join(lines)
 
     def to_csv(self) -> str:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
-        writer.writerow(["n", "paper", *self.aspects])
+        writer.writerow(["n", *self.shown_header()])
         for n, title, cells in self.rows:
-            writer.writerow([n, *(_inert(c) for c in (title, *cells))])
+            writer.writerow([n, *(_inert(c) for c in (title, *map(self._shown, cells)))])
         return buffer.getvalue()
 
     def to_json(self) -> dict[str, object]:
@@ -183,7 +195,8 @@ def _inert(cell: str) -> str:
 
 @dataclass(frozen=True)
 class Answer:
-    """What the user reads: every sentence of `text` cites a source it was checked against."""
+    """What the user reads: every sentence of `text` cites a source it was checked against (a
+    heading, a line ending in a colon like a summary's count or a Chinese answer's lead, states nothing)."""
 
     question: str
     text: str

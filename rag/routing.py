@@ -43,7 +43,10 @@ def parse_mode(text: str) -> Mode:
 _COMPARE = re.compile(
     r"\b(?:compare|comparing|comparison|contrast|differ|differs|difference|differences|different|vs\.?|versus|consistent with)\b"
     r"|\bwhich(?: one)? (?:is|was|are) (?:\w+er|more|less|better|worse)\b.*\bor\b|\bor\b.*\bwhich(?: one)? (?:is|was|are) (?:\w+er|more|less|better|worse)\b"
-    r"|比较|对比|区别|不同|差异|异同|哪个.{0,10}更|哪一个.{0,10}更|相比",
+    # Chinese: a request to compare ("比较一下 X 和 Y", "把 [1] 和 [3] 对比一下"), or a question about
+    # differences ("X 和 Y 有什么区别"); "用小模型来比较不同数据配方" describes a paper instead.
+    r"|(?:^|[，。？！；,;]\s*)(?:请|帮我|帮忙|能不能|可以)?\s*(?:比较|对比)|(?:比较|对比)一下"
+    r"|什么(?:区别|不同|差异|异同)|(?:区别|不同|差异|异同)(?:是什么|在哪|有哪些)|哪(?:个|一个|篇).{0,10}更|相比.{0,12}(?:如何|怎么样|哪个)",
     re.I,
 )
 # Asking what one paper compares itself against, or what it found "compared with" a baseline.
@@ -56,9 +59,20 @@ _REPORTED_COMPARISON = re.compile(
 _SUMMARIZE = re.compile(
     r"\b(?:summari[sz]e|summary|summaries|overview|survey|digest|tl;?dr|trends?|landscape|say overall|main themes?)\b"
     r"|\bwhat (?:topics|themes|areas)\b|\bwhat does (?:the|this) (?:corpus|collection|conference)\b"
-    r"|总结|概述|综述|概括|整理|涵盖|哪些主题|什么主题|趋势|要点",
+    r"|总结|概述|综述|概括|整理|梳理|盘点|涵盖|哪些主题|什么主题|趋势|要点",
     re.I,
 )
+# Chinese asks for an overview of a theme in other words than "总结": "有哪些关于 X 的研究",
+# "X 这块有哪些新工作", "X 方向的论文都有哪些", "介绍一下 X 领域". Research (研究/工作/进展), not papers
+# (论文: "哪些论文用了 LoRA" asks for a list).
+_THEME_ZH = re.compile(
+    r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?(?:研究|工作|进展)|(?:研究|工作|进展)有哪些"
+    r"|(?:方向|领域|这块|这一块|这方面)的?(?:论文|研究|工作)?.{0,6}(?:有哪些|有什么|在做什么|都在做|怎么样)"
+    r"|介绍一下.{0,20}(?:方向|领域|研究|工作)|分别(?:解决|研究|做)了?什么"
+)
+# Chinese summary verbs take the lead over a list frame: "X 的论文有哪些？简单介绍一下" asks for
+# what they do, not only which they are.
+_SUMMARY_VERB_ZH = re.compile(r"总结|概述|综述|概括|梳理|盘点|介绍一下")
 # A summary of one paper is an answer: "the STAR-MD abstract", "HELIX's method", "this paper".
 _ONE_PAPER = re.compile(
     r"\babstract\b|'s (?:main )?(?:method|approach|model|paper|idea|contributions?|results?|findings?)\b|\b(?:this|that|the) paper\b|\bin one sentence\b"
@@ -89,7 +103,7 @@ LIST_REQUEST = re.compile(
     re.I,
 )
 # The same in Chinese: "哪些论文…", "哪些口头报告论文…", "有没有使用 LoRA 的论文", "有多少篇…", "…的研究有哪些".
-LIST_REQUEST_ZH = re.compile(r"哪些.{0,8}(?:论文|文章|工作)|有没有.{0,30}(?:论文|文章|工作)|多少篇|(?:论文|研究|工作)有哪些")
+LIST_REQUEST_ZH = re.compile(r"哪些.{0,8}(?:论文|文章|工作)|有没有[^？?。！!]{0,30}(?:论文|文章|工作)|多少篇|(?:论文|研究|工作)有哪些")
 # "the best speedup reported for X", "the highest accuracy on GSM8K": a superlative of a quantity
 # the papers state, said of a topic or of the corpus.
 _EXTREME_FRAME = re.compile(r"\b(?:reported|stated|achieved|claimed|for|on|in|across|among)\b|报告|论文", re.I)
@@ -112,10 +126,11 @@ def extreme_asked(question: str) -> Quantity | None:
 
 def route(question: str) -> Mode:
     """The mode a question's wording asks for: never AUTO."""
-    listing = LIST_REQUEST.search(question) or LIST_REQUEST_ZH.search(question)
+    theme_zh = _THEME_ZH.search(question) or (LIST_REQUEST_ZH.search(question) and _SUMMARY_VERB_ZH.search(question))
+    listing = LIST_REQUEST.search(question) or (LIST_REQUEST_ZH.search(question) and not theme_zh)
     if (listing and not CORPUS_QUESTION.search(question)) or extreme_asked(question):
         return Mode.LIST
-    if CORPUS_QUESTION.search(question):
+    if CORPUS_QUESTION.search(question) or (theme_zh and not _ONE_PAPER.search(question)):
         return Mode.SUMMARIZE
     if _COMPARE.search(question) and not _REPORTED_COMPARISON.search(question):
         return Mode.COMPARE

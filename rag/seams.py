@@ -194,7 +194,18 @@ class Seams:
                 except NoIndexError:
                     self.multilingual_problem = "This index has no multilingual channel yet; run `paperchat ingest` again to add it."
                     return None
+                self.multilingual_problem = None
             return self._multilingual_store
+
+    def drop_multilingual_store(self) -> None:
+        """Delete the channel's collection, if any: an ingest with the channel off would leave it
+        holding papers as they were (an edited abstract's old vector and text), so turning the
+        channel on again embeds it afresh instead."""
+        from rag.store import drop_collection, multilingual_collection
+
+        with self._lock:
+            self._multilingual_store = None
+            drop_collection(self.settings, multilingual_collection(self.settings))
 
     @cached_property
     def catalog(self) -> Catalog:

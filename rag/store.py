@@ -8,6 +8,7 @@ Distances become higher-is-better scores here and nowhere else.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
@@ -136,6 +137,24 @@ class ChunkStore:
 def multilingual_collection(settings: Settings) -> str:
     """The collection holding the same chunks embedded by the multilingual model (rag/multilingual.py)."""
     return f"{settings.collection}-multilingual"
+
+
+def drop_collection(settings: Settings, name: str) -> None:
+    """Delete a collection of this store, if it exists (and the store does)."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+    from chromadb.errors import NotFoundError
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_url:
+        url = urlparse(settings.chroma_url)
+        client: Any = chromadb.HttpClient(host=url.hostname or "", port=url.port or 8000, ssl=url.scheme == "https", settings=chroma_settings)
+    elif settings.chroma_dir.exists():
+        client = chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+    else:
+        return
+    with suppress(NotFoundError, ValueError):  # never made: nothing to delete
+        client.delete_collection(name)
 
 
 def make_store(

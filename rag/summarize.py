@@ -18,10 +18,11 @@ from rag.context import Context, Request, ms_since
 from rag.conversation import condense, referenced
 from rag.evidence import contribution_sentence
 from rag.filters import papers_called
+from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Hit, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode
-from rag.text import cite, language_of
+from rag.text import cite
 from rag.themes import about_theme, theme_of
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages
@@ -39,7 +40,7 @@ def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
     if pinned:
         # "Summarize them", "summarise [1] and [3]": the papers of the earlier answer, not a search.
         theme = history[-1].query or history[-1].question
-        yield from _theme_summary(request, theme, [Hit(p, 1.0, relevance=1.0) for p in pinned], prompts.SUMMARY_PINNED, ctx, timings)
+        yield from _theme_summary(request, theme, [Hit(p, 1.0, relevance=1.0) for p in pinned], "SUMMARY_PINNED", ctx, timings)
         return
     theme = theme_of(condense(ctx.chat, ctx.capable, question, (), question))
     if not theme and request.filters:
@@ -47,7 +48,7 @@ def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
         allowed = filter_papers(papers.values(), request.where or {})
         kept = [Hit(p, 1.0, relevance=1.0) for p in papers.values() if p.paper_id in allowed]
         said = ", ".join(f.said for f in request.filters)
-        yield from _theme_summary(request, said, kept, prompts.SUMMARY_FILTERED, ctx, timings)
+        yield from _theme_summary(request, said, kept, "SUMMARY_FILTERED", ctx, timings)
     elif not theme:
         yield from _corpus_overview(request, papers, ctx, timings)
     else:
@@ -57,19 +58,24 @@ def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
 def theme_summary_events(request: Request, theme: str, ctx: Context, timings: dict[str, float] | None = None) -> Iterator[AnswerEvent]:
     """Every paper about `theme` (not a fixed top k), grouped and cited; an abstention when none is."""
     timings = dict(timings or {})
-    hits = ctx.corpus.search(theme, ctx.calibration.theme_candidates, where=request.where).hits
+    # A theme asked in Chinese is gathered by the English phrase of the corpus it names ("机器遗忘" →
+    # "machine unlearning"): which papers are about a theme is decided by their English words.
+    english = ctx.corpus.english_theme(theme)
+    hits = ctx.corpus.search(english, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
-    yield from _theme_summary(request, theme, hits, None, ctx, timings)
+    shown = theme if english == theme else f"{theme}（{english}）" if question_language(request.question) == "zh" else f"{theme} ({english})"
+    yield from _theme_summary(request, english, hits, None, ctx, timings, shown)
 
 
 def _theme_summary(
-    request: Request, theme: str, hits: Sequence[Hit], head: str | None, ctx: Context, timings: dict[str, float]
+    request: Request, theme: str, hits: Sequence[Hit], head: str | None, ctx: Context, timings: dict[str, float], shown: str = ""
 ) -> Iterator[AnswerEvent]:
-    """`head`: `hits` are papers the request refers to (or its filter keeps), all of them in,
-    counted with this line; None: the candidates of a theme, kept when they are about it."""
+    """`head` (a message of rag/prompts.py): `hits` are papers the request refers to (or its filter
+    keeps), all of them in, counted with this line; None: the candidates of a theme, kept when they are about it.
+    `shown`: the theme as the answer names it, when not `theme` itself (the words asked, with the English searched)."""
     pinned = head is not None
     question, corpus, cal = request.question, ctx.corpus, ctx.calibration
-    language = language_of(question)
+    language = question_language(question)
     papers = corpus.papers_by_id()
     relevant = list(hits) if pinned else about_theme(theme, hits, corpus.document_frequency(), len(papers), cal)
     base = Answer(question=question, text="", mode=Mode.SUMMARIZE, backend=ctx.backend, language=language, query=theme)
@@ -85,14 +91,14 @@ def _theme_summary(
     timings["group"] = ms_since(mark)
     sources: list[Source] = []
     grouped = sum(g.size for g in groups)
-    # Gathering stops at theme_candidates; a theme that fills them has more papers than counted.
     # Gathering a theme stops at theme_candidates; a theme that fills them has more papers than counted.
     full = head is None and len(hits) >= cal.theme_candidates and grouped >= len(relevant) == len(hits)
-    called = papers_called(request.filters, f"At least {grouped}" if full else grouped)
-    are, in_groups = "is" if grouped == 1 and not full else "are", "1 group" if len(groups) == 1 else f"{len(groups)} groups"
-    lines = [(head or prompts.SUMMARY_COUNT).format(papers=called, are=are, theme=theme, groups=in_groups)]
+    called = papers_called(request.filters, prompts.say("AT_LEAST", language, count=grouped) if full else grouped, language)
+    are = prompts.say("COUNT_VERB_AT_LEAST" if full else "COUNT_VERB_ONE" if grouped == 1 else "COUNT_VERB", language)
+    in_groups = prompts.say("GROUPS_ONE" if len(groups) == 1 else "GROUPS", language, count=len(groups))
+    lines = [prompts.say(head or "SUMMARY_COUNT", language, papers=called, are=are, theme=shown or theme, groups=in_groups)]
     for g in groups:
-        lines.append(f"\n**{g.label}** ({_papers(g.size)})")
+        lines.append("\n" + prompts.say("GROUP_HEAD", language, label=g.label, size=_papers(g.size, language)))
         for paper_id in g.paper_ids:
             n = len(sources) + 1
             sentence = contribution_sentence(by_id[paper_id].paper)
@@ -103,16 +109,20 @@ def _theme_summary(
     notes = [prompts.ENGLISH_ONLY] if language == "zh" else []
     overview, dropped = [], []
     if ctx.capable and ctx.chat is not None:
-        verifier = Verifier(sources, ctx.vectors, question, cal)
+        verifier = Verifier(sources, ctx.vectors, question, cal, language)
         messages = draft_messages(question, sources[:OVERVIEW_SOURCES], ctx.max_sentences, prompts.SUMMARY_USER)
         draft = Draft(ctx.chat, messages, verifier, ctx.max_sentences)
         overview, dropped = list(draft), verifier.dropped
         if draft.failure:
             # Half a paragraph reads as a whole one: the grouped lines stand on their own instead.
             overview = []
-            notes.append(prompts.BACKEND_FAILED.format(failure=draft.failure, instead=prompts.SUMMARY_INSTEAD))
+            notes.append(prompts.say("BACKEND_FAILED", language, failure=draft.failure, instead=prompts.say("SUMMARY_INSTEAD", language)))
     timings["total"] = request.elapsed_ms()
-    text = (" ".join(overview) + "\n\n" if overview else "") + "\n".join(lines)
+    paragraph = " ".join(overview)
+    if paragraph and language == "zh":
+        # The paragraph is the model's English, verified: a Chinese line says so (as in an answer).
+        paragraph = prompts.say("LEAD_DRAFT", language) + "\n\n" + paragraph
+    text = (paragraph + "\n\n" if paragraph else "") + "\n".join(lines)
     answer = replace(base, text=text, sources=tuple(sources), dropped=tuple(dropped), notes=tuple(notes), timings_ms=timings)
     yield AnswerEvent("final", answer=answer, groups=tuple(groups))
 
@@ -120,21 +130,21 @@ def _theme_summary(
 def _corpus_overview(request: Request, papers: Mapping[str, Paper], ctx: Context, timings: dict[str, float]) -> Iterator[AnswerEvent]:
     """The whole corpus in topics: sizes, labels, representative papers (closest to each centre)."""
     groups = ctx.corpus.topics()
+    language = question_language(request.question)
     sources: list[Source] = []
-    lines = [prompts.OVERVIEW_COUNT.format(papers=len(papers), groups=len(groups))]
+    lines = [prompts.say("OVERVIEW_COUNT", language, papers=len(papers), groups=len(groups))]
     for g in groups:
         shown = []
         for paper_id in [p for p in g.paper_ids if p in papers][:REPRESENTATIVES]:
             n = len(sources) + 1
             sources.append(Source(n, papers[paper_id], 1.0, (contribution_sentence(papers[paper_id]),)))
             shown.append(f"[{n}] {papers[paper_id].title}")
-        lines.append(f"- **{g.label}** ({_papers(g.size)}): " + "; ".join(shown))
+        lines.append(prompts.say("OVERVIEW_TOPIC", language, label=g.label, size=_papers(g.size, language), papers="; ".join(shown)))
     timings = {**timings, "first_visible": request.elapsed_ms(), "total": request.elapsed_ms()}
     yield AnswerEvent("sources", sources=tuple(sources))
-    language = language_of(request.question)
     answer = Answer(request.question, "\n".join(lines), Mode.SUMMARIZE, sources=tuple(sources), backend=ctx.backend, language=language, timings_ms=timings)
     yield AnswerEvent("final", answer=answer, groups=tuple(groups))
 
 
-def _papers(count: int) -> str:
-    return f"{count} {'paper' if count == 1 else 'papers'}"
+def _papers(count: int, language: str) -> str:
+    return prompts.say("PAPERS_ONE" if count == 1 else "PAPERS", language, count=count)

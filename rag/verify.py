@@ -30,7 +30,7 @@ from rag.calibration import MINILM, Calibration
 from rag.evidence import SentenceVectors, sentences_of
 from rag.llm import describe_failure
 from rag.records import Paper, Source
-from rag.text import LEADING_CITATIONS, citations, cite, key_terms, language_of, names, numbers, split_sentences, strip_citations
+from rag.text import LEADING_CITATIONS, chinese_runs, citations, cite, key_terms, language_of, names, numbers, split_sentences, strip_citations
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -84,6 +84,10 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     missing = sorted(n for n in numbers(claim) if n not in text_numbers) + sorted(n for n in names(claim) if n not in lowered)
     source_words = set(_PLAIN_WORD.findall(lowered))
     missing += sorted(w for w in set(_PLAIN_WORD.findall(claim.lower())) & _GUARDED_WORDS if w not in source_words)
+    # Chinese words in a mostly English sentence ("SureLock 减少了 FLOPs by 30--50% [1]") pass the
+    # language rule and the key terms: the small model writes such broken Chinese, and an English
+    # abstract does not state it, so it must not reach a reader.
+    missing += sorted(w for w in chinese_runs(claim) if w not in text)
     overlap = round(overlap, 4)
     return Support(score, tuple(missing), overlap, score >= cal.min_support and overlap >= cal.min_overlap and not missing)
 
@@ -100,8 +104,9 @@ def _looks_like_title(claim: str) -> bool:
 class Verifier:
     """Checks draft sentences one at a time against the shown sources."""
 
-    def __init__(self, sources: Sequence[Source], vectors: SentenceVectors, question: str = "", cal: Calibration = MINILM) -> None:
+    def __init__(self, sources: Sequence[Source], vectors: SentenceVectors, question: str = "", cal: Calibration = MINILM, language: str = "en") -> None:
         self.by_n = {s.n: s for s in sources}
+        self.language = language  # of the reasons for what it drops: the answer's
         self.vectors = vectors
         self.cal = cal
         self._asked = key_terms(question)
@@ -117,10 +122,10 @@ class Verifier:
         if not claim or len(claim.split()) < MIN_CLAIM_WORDS or claim.endswith(("?", ":")):
             return None  # a fragment, a heading or the question echoed: not a claim, nothing to report
         if claim.rstrip(".,;").rsplit(" ", 1)[-1].lower() in _DANGLING or claim.count("(") != claim.count(")"):
-            self._drop(sentence, "an unfinished sentence")
+            self._drop(sentence, prompts.say("DROP_UNFINISHED", self.language))
             return None
         if language_of(claim) != "en":
-            self._drop(sentence, "not in English, so it cannot be checked against the abstracts")
+            self._drop(sentence, prompts.say("DROP_NOT_ENGLISH", self.language))
             return None
         if self._repeats(claim):
             return None  # the small model repeats itself ("This work also introduces ..."); once is enough
@@ -135,21 +140,21 @@ class Verifier:
                 supporting = [best[1]]
         if not supporting:
             if unknown and not valid:
-                self._drop(sentence, f"cites [{', '.join(map(str, unknown))}], but there are only {len(self.by_n)} sources")
+                self._drop(sentence, prompts.say("DROP_UNKNOWN_SOURCE", self.language, cited=", ".join(map(str, unknown)), count=len(self.by_n)))
                 return None
             self._drop(sentence, self._why_unsupported(claim, valid))
             return None
         if _looks_like_title(claim):
             # "FLy: Training-Free Loosely Speculative Decoding [8]", "Scalable Time Series Forecasting
             # via ... [5]": the small model lists (and garbles) titles; a title states nothing.
-            self._drop(sentence, "a title, not a statement")
+            self._drop(sentence, prompts.say("DROP_TITLE", self.language))
             return None
         said = key_terms(claim) - self._asked
         if not said or any(said <= titled for titled in self._titles):
             # "ReST-KV evicts KV cache entries [1]" to "How does ReST-KV evict KV cache entries?", or a
             # paper's title as a sentence (the small model lists titles, even under another paper's
             # number): no answer. Dropped, so the evidence can answer.
-            self._drop(sentence, "says nothing the question and the paper's title do not already say")
+            self._drop(sentence, prompts.say("DROP_NOTHING_NEW", self.language))
             return None
         self._kept.append(claim)
         return cite(claim, supporting)
@@ -165,10 +170,10 @@ class Verifier:
 
     def _why_unsupported(self, claim: str, valid: list[int]) -> str:
         result = self._support(claim, [self.by_n[n].paper for n in valid] or [s.paper for s in self.by_n.values()])
-        where = f"[{', '.join(map(str, valid))}]" if valid else "any source"
+        where = f"[{', '.join(map(str, valid))}]" if valid else prompts.say("DROP_ANY_SOURCE", self.language)
         if result.missing:
-            return f"states {', '.join(result.missing)}, which {where} does not"
-        return f"not supported by {where} (support {result.score:.2f})"
+            return prompts.say("DROP_MISSING", self.language, missing=", ".join(result.missing), where=where)
+        return prompts.say("DROP_UNSUPPORTED", self.language, where=where, score=result.score)
 
     def _drop(self, sentence: str, reason: str) -> None:
         self.dropped.append((sentence, reason))

@@ -64,9 +64,10 @@ def ask(
 
 
 def assert_verified(api: Paperchat, answer: Answer) -> None:
-    """What the user reads: every sentence cites shown sources that support it."""
+    """What the user reads: every sentence cites shown sources that support it (a heading, a line
+    ending in a colon like a Chinese answer's lead line, states nothing: the checker's own rule)."""
     by_n = {s.n: s.paper for s in answer.sources}
-    sentences = draft_sentences(answer.text)
+    sentences = [s for s in draft_sentences(answer.text) if not s.endswith((":", "："))]
     assert sentences and not answer.abstained
     for sentence in sentences:
         cited = citations(sentence)
@@ -308,7 +309,8 @@ def test_a_chinese_question_with_a_capable_backend_gets_a_checked_translation(co
     assert answer.text == translation and prompts.ENGLISH_ONLY not in answer.notes
     # A translation that loses the citation or a number is not shown; the English answer is.
     _, answer = ask(corpus, "SureLock 能减少多少计算？", rewrite, draft, "SureLock 减少了很多计算。", capable=True)
-    assert answer.text.startswith("SureLock reduces") and prompts.ENGLISH_ONLY in answer.notes
+    lead, english = answer.text.split("\n\n", 1)
+    assert lead == prompts.ZH["LEAD_DRAFT"] and english.startswith("SureLock reduces") and prompts.ENGLISH_ONLY in answer.notes
 
 
 # -- found by review -----------------------------------------------------------------------

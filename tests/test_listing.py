@@ -195,7 +195,7 @@ def test_venue_and_year_filters_when_the_records_carry_them() -> None:
 
 def test_a_list_question_that_names_nothing_to_look_for_is_not_the_whole_corpus(corpus: Path) -> None:
     answer = ask(corpus, "有没有关于模型合并的论文？")
-    assert answer.mode == Mode.SUMMARIZE and answer.notes[0] == prompts.LIST_NOTHING_NAMED and answer.page is None
+    assert answer.mode == Mode.SUMMARIZE and answer.notes[0] == prompts.say("LIST_NOTHING_NAMED", "zh") and answer.page is None
 
 
 def test_questions_read_as_a_researcher_writes_them() -> None:

@@ -22,6 +22,8 @@ from rag.api import Paperchat
 from rag.conversation import turns_from_history
 from rag.corpus import SUPPORTED_SUFFIXES
 from rag.errors import PaperchatError
+from rag.language import question_language
+from rag.prompts import say
 from rag.routing import Mode
 from ui import render
 
@@ -35,15 +37,22 @@ MAP_POINTS = 6000
 ABOUT_QUESTION = "What problem does this paper address, what does it propose, and what does it report?"
 
 
-def _panel(blocks: list[str]) -> str:
-    """The sources of every turn, newest first and open; earlier turns folded."""
+def _panel(blocks: list[str], languages: list[str]) -> str:
+    """The sources of every turn, newest first and open; earlier turns folded. `languages`: each
+    turn's, in the order of `blocks` (a turn without one is labelled in English)."""
     if not blocks:
         return render.render_sources(())
     shown = []
     for index, block in enumerate(reversed(blocks)):
         turn = len(blocks) - index
-        shown.append(f'<details class="turn-sources"{" open" if index == 0 else ""}><summary>Sources of question {turn}</summary>{block}</details>')
+        label = say("SOURCES_OF_QUESTION", languages[turn - 1] if turn <= len(languages) else "en", turn=turn)
+        shown.append(f'<details class="turn-sources"{" open" if index == 0 else ""}><summary>{label}</summary>{block}</details>')
     return "".join(shown)
+
+
+def _languages(turns: list[dict[str, Any]]) -> list[str]:
+    """The language of each earlier turn's answer (its `paperchat ask --json` document says it)."""
+    return [str((turn.get("result") or {}).get("language", "en")) for turn in turns]
 
 
 def _write_download(folder: Path, name: str, text: str) -> str:
@@ -116,25 +125,28 @@ class Handlers:
         table (Markdown), table (CSV)."""
         question = self.checked(question)
         number = len(turns) + 1
-        messages = [*messages, {"role": "user", "content": question}, {"role": "assistant", "content": render.render_draft([], [])}]
-        yield messages, "", _panel(cards), turns, cards, gr.update(), gr.update(), gr.update()
+        # The words around this turn while it streams; its answer says its language when it is done.
+        language = question_language(question)
+        draft = render.render_draft([], [], language=language)
+        messages = [*messages, {"role": "user", "content": question}, {"role": "assistant", "content": draft}]
+        yield messages, "", _panel(cards, _languages(turns)), turns, cards, gr.update(), gr.update(), gr.update()
         sentences: list[str] = []
         sources: tuple[Any, ...] = ()
         try:
             for event in self.api.ask_events(question, turns_from_history(turns), mode=mode or Mode.AUTO, about=about or ()):
                 if event.kind == "sources":
                     sources = event.sources
-                    panel = _panel([*cards, render.render_sources(sources, turn=number)])
-                    messages[-1] = {"role": "assistant", "content": render.render_draft(sentences, sources, turn=number)}
+                    panel = _panel([*cards, render.render_sources(sources, turn=number, language=language)], [*_languages(turns), language])
+                    messages[-1] = {"role": "assistant", "content": render.render_draft(sentences, sources, turn=number, language=language)}
                     yield messages, "", panel, turns, cards, gr.update(), gr.update(), gr.update()
                 elif event.kind == "sentence":
                     sentences.append(event.text)
-                    messages[-1] = {"role": "assistant", "content": render.render_draft(sentences, sources, turn=number)}
+                    messages[-1] = {"role": "assistant", "content": render.render_draft(sentences, sources, turn=number, language=language)}
                     yield messages, "", gr.update(), turns, cards, gr.update(), gr.update(), gr.update()
                 elif event.answer is not None:
                     answer = event.answer
                     messages[-1] = {"role": "assistant", "content": render.render_answer(answer, turn=number)}
-                    cards = [*cards, render.render_sources(answer.sources, answer.related, turn=number)]
+                    cards = [*cards, render.render_sources(answer.sources, answer.related, turn=number, language=answer.language)]
                     turns = [*turns, {"q": question, "result": answer.to_json()}]
                     table = answer.comparison
                     # One folder per browser session, overwritten each turn: nothing piles up.
@@ -143,15 +155,15 @@ class Handlers:
                     hidden = gr.update(value=None, visible=False)
                     markdown = gr.update(value=_write_download(folder, "comparison.md", table.to_markdown()), visible=True) if table else hidden
                     csv = gr.update(value=_write_download(folder, "comparison.csv", table.to_csv()), visible=True) if table else hidden
-                    yield messages, "", _panel(cards), turns, cards, gr.update(value=exported, visible=True), markdown, csv
+                    yield messages, "", _panel(cards, _languages(turns)), turns, cards, gr.update(value=exported, visible=True), markdown, csv
         except PaperchatError as exc:
             messages[-1] = {"role": "assistant", "content": f"⚠️ {html.escape(str(exc))}"}
-            yield messages, question, _panel(cards), turns, cards, gr.update(), gr.update(), gr.update()
+            yield messages, question, _panel(cards, _languages(turns)), turns, cards, gr.update(), gr.update(), gr.update()
         except Exception as exc:  # a bug or a broken index: say so, keep the question for another try
             log.exception("answering %r failed", question)
             text = f"⚠️ Something went wrong ({type(exc).__name__}); the question is back in the box to try again. The server log has the details."
             messages[-1] = {"role": "assistant", "content": text}
-            yield messages, question, _panel(cards), turns, cards, gr.update(), gr.update(), gr.update()
+            yield messages, question, _panel(cards, _languages(turns)), turns, cards, gr.update(), gr.update(), gr.update()
 
     def chat_stream(
         self, question: str, mode: str, messages: list[dict[str, Any]], turns: list[dict[str, Any]], cards: list[str], request: gr.Request

@@ -11,12 +11,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from rag.prompts import say
 from rag.records import Answer, Group, Hit, IngestReport, MapPoint, Paper, Source
 from rag.routing import Mode
 from rag.text import CITATION, cited_numbers, readable, title_name
 
 ABSTRACT_PREVIEW_CHARS = 600
-_MODE_NAMES = {Mode.ANSWER: "answer", Mode.SUMMARIZE: "summary", Mode.COMPARE: "comparison", Mode.LIST: "list"}
+# A turn's words are in its answer's language (`language`: "en", "zh", "other"; rag/prompts.py `say`).
+_MODE_NAMES = {Mode.ANSWER: "MODE_ANSWER", Mode.SUMMARIZE: "MODE_SUMMARY", Mode.COMPARE: "MODE_COMPARISON", Mode.LIST: "MODE_LIST"}
 
 
 def _link(title: str, url: str) -> str:
@@ -68,20 +70,21 @@ def cite_links(text: str, turn: int = 1) -> str:
     return CITATION.sub(link, escaped)
 
 
-def render_draft(sentences: Sequence[str], sources: Sequence[Source], turn: int = 1) -> str:
+def render_draft(sentences: Sequence[str], sources: Sequence[Source], turn: int = 1, language: str = "en") -> str:
     """The answer while it streams: the verified sentences so far, or what is happening."""
     if sentences:
         return cite_links(" ".join(sentences), turn) + " ▌"
     if sources:
-        return f"*Found {len(sources)} {'source' if len(sources) == 1 else 'sources'} (beside the chat); writing the answer …*"
-    return "*Searching the abstracts …*"
+        return "*" + say("FOUND_ONE" if len(sources) == 1 else "FOUND", language, count=len(sources)) + "*"
+    return "*" + say("SEARCHING", language) + "*"
 
 
 def render_filters(answer: Answer) -> str:
-    """A chip per filter the answer was restricted to ("status: Oral, Oral (conditional)")."""
+    """A chip per filter the answer was restricted to ("status: Oral, Oral (conditional)"); the
+    field and its values are the corpus's own words, the tooltip the answer's language."""
     chips = [
-        f'<span class="filter-chip" title="said as “{html.escape(f.said, quote=True)}”">{html.escape(f.field.replace("_", " "))}: '
-        f"{html.escape(', '.join(f.values))}</span>"
+        f'<span class="filter-chip" title="{html.escape(say("FILTER_SAID", answer.language, said=f.said), quote=True)}">'
+        f"{html.escape(f.field.replace('_', ' '))}: {html.escape(', '.join(f.values))}</span>"
         for f in answer.filters
     ]
     return " ".join(chips)
@@ -90,19 +93,23 @@ def render_filters(answer: Answer) -> str:
 def render_answer(answer: Answer, turn: int = 1) -> str:
     """The finished answer as chat Markdown: the filters applied, cited text, the comparison
     table, notes, what the checker removed."""
+    language = answer.language
     parts = [render_filters(answer), cite_links(answer.text, turn)]
     if answer.comparison is not None:
-        parts.append(cite_links(answer.comparison.to_markdown(), turn))
+        # Row by row: the delimiter row "|---|---|" is markup, and `readable` would make its "---" a dash.
+        rows = answer.comparison.to_markdown().split("\n")
+        parts.append("\n".join(row if index == 1 else cite_links(row, turn) for index, row in enumerate(rows)))
     if answer.abstained and answer.related:
-        related = "\n".join(f"- {_link(h.paper.title, h.paper.url)} (relevance {h.relevance:.2f})" for h in answer.related)
-        parts.append(f"**Possibly related** (not about your question, so nothing is claimed from them):\n{related}")
+        related = "\n".join(say("RELATED_LINE", language, title=_link(h.paper.title, h.paper.url), relevance=h.relevance) for h in answer.related)
+        parts.append(say("RELATED_HEAD", language) + "\n" + related)
     parts += [f"> ℹ️ {html.escape(note)}" for note in answer.notes]
     if answer.dropped:
-        removed = "\n".join(f"- “{html.escape(sentence)}” ({html.escape(reason)})" for sentence, reason in answer.dropped)
-        parts.append(f"<details><summary>{len(answer.dropped)} draft sentence(s) removed by the checker</summary>\n\n{removed}\n</details>")
+        removed = "\n".join(say("DROPPED_LINE", language, sentence=html.escape(sentence), reason=html.escape(reason)) for sentence, reason in answer.dropped)
+        parts.append(f"<details><summary>{say('DROPPED_HEAD', language, count=len(answer.dropped))}</summary>\n\n{removed}\n</details>")
     seconds = answer.timings_ms.get("total", 0.0) / 1000
-    how = "the abstracts' own sentences" if answer.extractive or answer.backend == "none" else html.escape(answer.backend)
-    parts.append(f"<sub>{_MODE_NAMES.get(answer.mode, answer.mode)} · {how} · {seconds:.1f} s</sub>")
+    how = say("BY_EXTRACTION", language) if answer.extractive or answer.backend == "none" else html.escape(answer.backend)
+    mode = say(_MODE_NAMES[answer.mode], language) if answer.mode in _MODE_NAMES else answer.mode
+    parts.append(f"<sub>{say('FOOTER', language, mode=mode, how=how, seconds=seconds)}</sub>")
     return "\n\n".join(p for p in parts if p)
 
 
@@ -133,7 +140,7 @@ def highlight(abstract: str, evidence: Iterable[str]) -> str:
     return "".join(out)
 
 
-def render_sources(sources: Sequence[Source], related: Sequence[Hit] = (), turn: int = 1) -> str:
+def render_sources(sources: Sequence[Source], related: Sequence[Hit] = (), turn: int = 1, language: str = "en") -> str:
     """Numbered cards matching the answer's [n] (id "source-{turn}-{n}"): title (a generated label
     says so), link, relevance, the abstract with its evidence highlighted."""
     if not sources and not related:
@@ -142,21 +149,21 @@ def render_sources(sources: Sequence[Source], related: Sequence[Hit] = (), turn:
     for source in sources:
         paper = source.paper
         generated = (
-            ' <span class="generated" title="The record had no title; this label was made from the abstract.">generated title</span>'
+            f' <span class="generated" title="{html.escape(say("GENERATED_TITLE_WHY", language), quote=True)}">{say("GENERATED_TITLE", language)}</span>'
             if paper.title_is_generated
             else ""
         )
         cards.append(
             f'<div class="source-card" id="source-{turn}-{source.n}" data-paper-id="{html.escape(paper.paper_id, quote=True)}">'
             f'<div class="source-head"><span class="source-n">[{source.n}]</span> <b>{_link(paper.title, paper.url)}</b>{generated}</div>'
-            f'<div class="source-meta">relevance {source.relevance:.2f} · {html.escape(paper.paper_id)}</div>'
+            f'<div class="source-meta">{say("RELEVANCE", language, relevance=source.relevance)} · {html.escape(paper.paper_id)}</div>'
             f'<div class="source-abstract">{highlight(paper.abstract, source.evidence)}</div></div>'
         )
     for hit in related:
         cards.append(
             f'<div class="source-card related" data-paper-id="{html.escape(hit.paper.paper_id, quote=True)}">'
-            f'<div class="source-head">possibly related: <b>{_link(hit.paper.title, hit.paper.url)}</b></div>'
-            f'<div class="source-meta">relevance {hit.relevance:.2f}</div>'
+            f'<div class="source-head">{say("RELATED_CARD", language)} <b>{_link(hit.paper.title, hit.paper.url)}</b></div>'
+            f'<div class="source-meta">{say("RELEVANCE", language, relevance=hit.relevance)}</div>'
             f'<div class="source-abstract">{html.escape(hit.paper.abstract)}</div></div>'
         )
     return '<div class="sources">' + "".join(cards) + "</div>"
@@ -168,17 +175,18 @@ def export_markdown(turns: Sequence[Mapping[str, Any]]) -> str:
     lines = ["# paperchat conversation", ""]
     for number, turn in enumerate(turns, start=1):
         result = turn.get("result") or {}
+        language = str(result.get("language", "en"))
         lines += [f"## {number}. {turn.get('q', '')}", "", str(result.get("answer", ""))]
         filters = [f"{f['field'].replace('_', ' ')}: {', '.join(f['values'])}" for f in result.get("filters") or []]
-        lines += [f"> Filters: {'; '.join(filters)}"] if filters else []
+        lines += ["> " + say("EXPORT_FILTERS", language, filters="; ".join(filters))] if filters else []
         if result.get("table_markdown"):
             lines += ["", str(result["table_markdown"])]
         lines += [f"> {note}" for note in result.get("notes", [])]
         sources = result.get("sources") or []
         if sources:
-            lines += ["", "References:", ""]
+            lines += ["", say("EXPORT_REFERENCES", language), ""]
             for s in sources:
-                label = f"{s['title']} (generated title)" if s.get("title_is_generated") else s["title"]
+                label = say("TITLE_GENERATED", language, title=s["title"]) if s.get("title_is_generated") else s["title"]
                 where = f" <{s['url']}>" if s.get("url") else ""
                 lines.append(f"[{s['n']}] {label}.{where} id: {s['paper_id']}")
         lines.append("")
