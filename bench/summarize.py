@@ -15,6 +15,10 @@ is the theme, not that it mentions it. Per theme: included papers whose title ma
 theme; of the included papers whose title does not match, the judged ones give the off-theme rate,
 applied to all of them (an estimate when not all are judged; the table says how many are).
 Uses the index `paperchat eval retrieval --dataset iclr` builds (data/eval/iclr).
+
+`--set zh`: the theme requests of the Chinese dev set (bench/zh_dev.jsonl), asked as written, in the
+summarize mode; recall and title mismatch per theme and per half (dev, held-out), with the English
+phrase each theme was matched to.
 """
 
 from __future__ import annotations
@@ -63,7 +67,11 @@ def main() -> None:
         "OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1 from `python -m llama_cpp.server --model FILE.gguf`)",
     )
     parser.add_argument("--overview-model", default="served", help="model name sent to that server")
+    parser.add_argument("--set", choices=["en", "zh"], default="en", help="zh: the Chinese theme requests of bench/zh_dev.jsonl")
     args = parser.parse_args()
+    if args.set == "zh":
+        chinese(args)
+        return
     if args.overview_url:
         overview(args)
         return
@@ -118,6 +126,36 @@ def main() -> None:
     started = time.perf_counter()
     groups = api.topics()
     print(f"\ncorpus overview: {len(papers):,} papers in {len(groups)} topics, grouped in {time.perf_counter() - started:.2f} s")
+
+
+def chinese(args: argparse.Namespace) -> None:
+    settings = Settings(data_dir=args.data_dir, collection=args.collection, llm_backend="none", _env_file=None)  # type: ignore[call-arg]
+    api = Paperchat(settings)
+    papers = {p.paper_id: p for p in api.papers()}
+    api.ask("总结一下关于知识蒸馏的论文", mode="summarize")  # loads the models, the phrase table and the dictionary
+    rows = [json.loads(line) for line in (ROOT / "bench" / "zh_dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    by_split: dict[str, list[tuple[float, float, float]]] = {}
+    lines = ["| split | theme | matched to | gold | included | recall | title mismatch | s |", "|---|---|---|---|---|---|---|---|"]
+    for row in (r for r in rows if r["type"] == "theme"):
+        pattern = re.compile(row["title_pattern"], re.I)
+        gold = {p for p, paper in papers.items() if pattern.search(paper.title)}
+        started = time.perf_counter()
+        answer = api.ask(row["q"], mode="summarize")
+        elapsed = time.perf_counter() - started
+        included = {s.paper.paper_id for s in answer.sources}
+        recall = len(gold & included) / len(gold)
+        mismatch = len(included - gold) / len(included) if included else 0.0
+        by_split.setdefault(row["split"], []).append((recall, mismatch, elapsed))
+        lines.append(f"| {row['split']} | {row['q']} | {answer.query} | {len(gold)} | {len(included)} | {recall:.3f} | {mismatch:.3f} | {elapsed:.2f} |")
+    print("| split | themes | mean recall | themes with recall >= 0.8 | mean title mismatch | p50 s |\n|---|---|---|---|---|---|")
+    for split, values in by_split.items():
+        recalls = [v[0] for v in values]
+        print(
+            f"| {split} | {len(values)} | {statistics.mean(recalls):.3f} | {sum(r >= 0.8 for r in recalls)} "
+            f"| {statistics.mean(v[1] for v in values):.3f} | {statistics.median(v[2] for v in values):.2f} |"
+        )
+    if args.per_theme:
+        print("\n" + "\n".join(lines))
 
 
 def overview(args: argparse.Namespace) -> None:

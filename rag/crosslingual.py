@@ -46,7 +46,7 @@ MIN_PHRASE_PAPERS = 3
 SMALL_CORPUS = 500
 # At most this many phrases, the most used first: 48,000 at 5,358 ICLR papers, 10 s to embed once.
 MAX_PHRASES = 60_000
-FORMAT_VERSION = 1
+FORMAT_VERSION = 3
 # The theme's nearest phrases that a dictionary's glosses may re-rank, and the weight of the share
 # of the theme's words they translate (against the cosine): 0.3 chose the right phrase for more
 # Chinese dev themes than 0.15 ("大模型幻觉" → "visual hallucination", not "modelling").
@@ -168,8 +168,8 @@ def english_theme(theme: str, table: PhraseTable, encode: Encode, min_cosine: fl
     """The corpus phrase a theme in another language names, with the theme's own Latin-script
     names: among the phrases the encoder puts nearest to the theme's words and the phrases using a
     dictionary gloss of them, the best by cosine + GLOSS_WEIGHT × share of the words translated. ""
-    when nothing is near enough. (Counting only glosses few papers use, as core terms are, chose
-    worse on the Chinese dev themes: 机器遗忘 became "forgotten", "machine" being common.)"""
+    when nothing is near enough. (Counting only glosses few papers use, or weighting each word by
+    its gloss's rarity, chose worse on the Chinese dev themes: 机器遗忘 became "forgotten".)"""
     names = _LATIN_NAME.findall(theme)
     words = [w for w in _cut(_LATIN_NAME.sub(" ", theme)) if _CJK.search(w) and len(w) > 1 and w not in _FUNCTION_WORDS_ZH]
     if not words or not table.phrases:
@@ -181,12 +181,12 @@ def english_theme(theme: str, table: PhraseTable, encode: Encode, min_cosine: fl
         for term in terms:
             candidates.update(table.by_term.get(term, ()))
 
-    def score(i: int) -> float:
-        translated = key_terms(table.phrases[i])
-        return float(cosines[i]) + GLOSS_WEIGHT * sum(bool(g & translated) for g in glossed) / len(words)
+    def translated(i: int) -> float:
+        terms = key_terms(table.phrases[i])
+        return sum(bool(g & terms) for g in glossed) / len(words)
 
-    best = max(candidates, key=score)
-    chosen = table.phrases[best] if cosines[best] >= min_cosine or score(best) - cosines[best] > 0 else ""
+    best = max(candidates, key=lambda i: float(cosines[i]) + GLOSS_WEIGHT * translated(i))
+    chosen = table.phrases[best] if cosines[best] >= min_cosine or translated(best) > 0 else ""
     return " ".join(dict.fromkeys([p for p in (chosen, *names) if p]))
 
 

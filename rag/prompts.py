@@ -289,7 +289,10 @@ ZH: dict[str, str] = {
     "EXTREME_HEAD": "在{what}的 {papers}中，报告的最大{quantity}为 {value}（{stating} 篇给出了这一数值）",
     "EXTREME_CAVEAT": "每篇摘要报告的都是各自的设置（模型、硬件、基线、任务），因此这些数值不能直接比较：",
     "EXTREME_NONE": "在{what}的 {papers}中，没有一篇以数字给出{quantity}。",
-    "NO_MULTILINGUAL": "多语言检索未开启（{why}），因此这个问题只按其中的英文名称检索；设置 PAPERCHAT_MULTILINGUAL=true 并重新运行 `paperchat ingest` 即可按问题的内容检索。",
+    "NO_MULTILINGUAL": (
+        "多语言检索未开启（{why}），因此这个问题只按其中的英文名称检索；"
+        "设置 PAPERCHAT_MULTILINGUAL=true 并重新运行 `paperchat ingest` 即可按问题的内容检索。"
+    ),
     "FILTER_IGNORED": "该语料库没有记录这一字段，因此“{said}”未作为筛选条件。",
     "FILTER_UNMATCHED": "该语料库中没有“{said}”的论文，因此未应用这个筛选条件。",
     "FILTER_APPLIED": "仅包括{conditions}的论文。",

@@ -44,6 +44,11 @@ _CORPUS_FRAME = re.compile(
     re.I,
 )
 _CORPUS_FRAME_ZH = re.compile(r"^(?P<theme>.+?)(?:方面|领域|相关)的?(?:论文|研究|工作)")
+# Clauses of a Chinese request, and the words around its theme: "做/用 X 的工作", "X 这块有哪些新工作".
+_CJK_CLAUSES = re.compile(r"\s*[，。？！；、,;?!]\s*(?=.*[\u4e00-\u9fff])")
+_THEME_FRAME_ZH = re.compile(
+    r"^(?:给我|帮我|请)?(?:总结|概括|梳理|介绍|盘点)?(?:一下)?(?:做|用|关于|有关)|(?:这块|这一块|这方面|方向|领域|相关|方面).*$|的?(?:问题|进展|新方法|新工作)"
+)
 # A corpus question's own words, when it names no theme after them ("What do papers mostly try to solve?").
 _CORPUS_REQUEST = re.compile(
     r"\b(?:most|mostly|try|tries|trying|solve|solving|tackle|address|common|main|typical|usual|dominant|problems?|challenges?|questions?"
@@ -56,6 +61,11 @@ def theme_of(question: str) -> str:
     """What a summary request is about ("" for the whole corpus)."""
     if _WHOLE_CORPUS.search(question):
         return ""
+    if _CJK_CLAUSES.search(question):
+        # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型
+        #加的都算"); the qualifiers would pull the theme's English phrase away from it.
+        question = next((c for c in _CJK_CLAUSES.split(question) if " ".join(_REQUEST.sub(" ", c).split())), question)
+        question = _THEME_FRAME_ZH.sub(" ", question)
     if CORPUS_QUESTION.search(question) or _TRENDS.search(question):
         # Only in such a question: a summary request keeps the theme it always had.
         if match := _CORPUS_FRAME.search(question) or _CORPUS_FRAME_ZH.search(question):
