@@ -211,7 +211,7 @@ def glossary() -> dict[str, tuple[str, ...]]:
                 continue
             kept = []
             for gloss in match.group(2).split("/"):
-                gloss = re.sub(r"^to ", "", re.sub(r"\([^)]*\)", "", gloss)).strip()
+                gloss = re.sub(r"^(?:to )+", "", re.sub(r"\([^)]*\)", "", gloss).strip()).strip()
                 if gloss and not gloss.startswith(("CL:", "variant of", "old variant", "surname", "see ")) and len(gloss.split()) <= 3:
                     kept.append(gloss)
             if kept:

@@ -18,7 +18,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from rag.text import is_coined
+from rag.text import is_coined, language_of
 
 # Languages a reader of the corpus may ask in. Each is a model lingua loads on first use (a few
 # MB each); a language left out is read as the closest one listed.
@@ -30,6 +30,9 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # A Latin-script question needs this many ordinary words (not names like "GRPO" or "LoRA") before
 # lingua's verdict is taken over English: on a name alone it says Italian.
 MIN_WORDS_TO_DETECT = 3
+# A Latin-script question is another language when lingua leaves English less than this
+# confidence: Portuguese, Spanish and German questions 0.00-0.001, English keyword queries ≥ 0.16.
+MAX_ENGLISH_CONFIDENCE_OTHER = 0.05
 _lock = threading.Lock()
 
 
@@ -40,7 +43,11 @@ def question_language(text: str) -> str:
       Latin words, so "SureLock 是做什么的？" is Chinese however long the name, while "How does 推理 work in LLMs?"
       (mostly English words) is English.
     - Only names, numbers, emoji or nothing: English, the index's language.
-    - Otherwise lingua's verdict on the whole text.
+    - Another script (Cyrillic, Hangul, kana): lingua's verdict.
+    - Latin script alone: another language than English when its function words say so
+      (rag.text.language_of: French, German, Spanish), or when lingua all but rules English out.
+      lingua alone calls keyword queries German ("Kanzi protein tokenizer", English at 0.16) and
+      "tell me more" Italian; a Portuguese question leaves English at 0.001, French at 0.09.
     """
     if not _LETTER.search(text):
         return "en"
@@ -53,7 +60,13 @@ def question_language(text: str) -> str:
     if not _LETTER.search(rest) and len(words) < MIN_WORDS_TO_DETECT:
         return "en"
     # Its Chinese term left out: lingua calls "Which papers study 知识蒸馏?" Chinese.
-    return _code(_detector().detect_language_of(_HAN.sub(" ", text)))
+    text = _HAN.sub(" ", text)
+    if _LETTER.search(rest):  # letters of another script than Latin
+        return _code(_detector().detect_language_of(text))
+    if language_of(text) == "other":
+        return "other"
+    english = next((c.value for c in _detector().compute_language_confidence_values(text) if c.language.name == "ENGLISH"), 0.0)
+    return "other" if english < MAX_ENGLISH_CONFIDENCE_OTHER else "en"
 
 
 def _code(language: Any) -> str:

@@ -71,7 +71,7 @@ def test_app_renders(page: Page, served_seeds_app: str) -> None:
 QUESTION = "How does ReST-KV evict KV cache entries?"
 FOLLOW_UP = "What does it report on LongBench?"
 # The last line of a finished answer: "<sub>answer · <backend> · 5.9 s</sub>" (ui/render.py).
-FINAL = re.compile(r"\b(answer|summary|comparison) · .+ · \d+\.\d s\s*$")
+FINAL = re.compile(r"(?:\b(?:answer|summary|comparison|list)|回答|总结|比较|列表) · .+ · \d+\.\d (?:s|秒)\s*$")
 
 # Records every text the newest assistant message shows, with the time since window.__asked,
 # from a MutationObserver: it sees each state Gradio renders, however briefly, unlike a poll.
@@ -195,6 +195,24 @@ def test_chat_streams_cites_and_follows_up(page: Page, served_seeds_app: str) ->
     assert not page.evaluate(IN_VIEW, old_card.element_handle())
     page.locator("#chat .message-row.bot-row").first.locator("a.cite").first.click()
     page.wait_for_function(IN_VIEW, arg=old_card.element_handle(), timeout=3_000)
+
+
+def test_a_chinese_question_gets_a_chinese_framed_answer_citing_english_evidence(page: Page, served_seeds_app: str) -> None:
+    wait_until_loaded(page, served_seeds_app)
+    # No English name in it: only the multilingual channel can find ToonComposer.
+    states = ask_and_record(page, "有篇论文讲怎么给动画自动补中间帧并上色，是哪篇？", bots_before=0)
+    answer = page.locator("#chat .message-row.bot-row").last
+    text = answer.inner_text()
+    print(f"\nChinese question, final after {states[-1]['t']:.0f} ms: {text[:300]!r}")
+    page.screenshot(path=str(SHOTS / "chat-chinese.png"))
+    assert "回答 ·" in text and " 秒" in text, text  # the app's words around the turn are Chinese
+    assert re.search(r"[\u4e00-\u9fff].*：", text.split("\n")[0]), text  # a Chinese lead-in line
+    cites = answer.locator("a.cite")
+    assert cites.count() >= 1, text
+    card = page.locator(f"#sources {cites.first.get_attribute('href')}")
+    assert "ToonComposer" in card.inner_text(), card.inner_text()
+    evidence = card.locator("mark.evidence").first.inner_text()
+    assert re.search(r"[A-Za-z]{4,}", evidence) and not re.search(r"[\u4e00-\u9fff]", evidence), evidence  # the abstract's English
 
 
 def test_explorer_table_and_topic_map(page: Page, served_seeds_app: str) -> None:

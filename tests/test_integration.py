@@ -161,6 +161,29 @@ def test_a_chinese_question_with_the_local_model_says_it_answers_in_english(seed
     assert_cited_and_supported(result, seeded_dir)  # type: ignore[arg-type]
 
 
+def test_chinese_questions_without_an_english_word_cite_the_right_seed_and_others_abstain(seeded_dir: Path, tmp_path: Path) -> None:
+    """The multilingual channel with the real encoder: questions written for this test (not the
+    dev set), each about one seed paper by its idea alone, then questions about nothing in it."""
+    about = [
+        ("有篇论文讲怎么给动画自动补中间帧并上色，是哪篇？", "inbetweening"),
+        ("有没有工作在扩散语言模型解码时，把已经稳定下来的位置锁住、不再重复计算？", "SureLock"),
+        ("长上下文推理时，怎么决定键值缓存里该丢掉哪些条目？", "ReST-KV"),
+    ]
+    elsewhere = ["红烧肉怎么做才好吃？", "今年世界杯的冠军是哪个国家？"]
+    batch = tmp_path / "questions.jsonl"
+    batch.write_text("".join(json.dumps({"q": q}, ensure_ascii=False) + "\n" for q in [*(q for q, _ in about), *elsewhere]), encoding="utf-8")
+    code, results = paperchat(seeded_dir, "ask", "--questions", str(batch), env={"PAPERCHAT_LLM_BACKEND": "none"})
+    assert code == 0 and len(results) == len(about) + len(elsewhere)  # type: ignore[arg-type]
+    for (question, word), result in zip(about, results, strict=False):  # type: ignore[arg-type]
+        assert result["language"] == "zh" and not result["abstained"], (question, result["answer"])
+        cited = [s for s in result["sources"] if f"[{s['n']}]" in result["answer"]]
+        assert any(word in s["abstract"] for s in cited), (question, result["answer"])
+        assert result["answer"].split("\n")[0].endswith("："), result["answer"]  # the Chinese lead-in
+        assert_cited_and_supported(result, seeded_dir)
+    for result in results[len(about) :]:  # type: ignore[index]
+        assert result["abstained"] and "语料库" in result["answer"], result["answer"]
+
+
 def test_ask_through_an_openai_compatible_server(seeded_dir: Path, openai_server: str) -> None:
     from tests.conftest import OPENAI_TEST_KEY
 

@@ -55,6 +55,9 @@ SURELOCK_ZH = "SureLock 是怎么减少计算量的？"
         # 3 English words, so it is read as Chinese (answer framed in Chinese, multilingual channel).
         # Counting a Chinese word as ~2 characters (4 / 2 < 3 words) would read it as English.
         ("Which papers study 知识蒸馏?", "en"),
+        ("Kanzi protein tokenizer", "en"),  # a keyword query: lingua alone says German
+        ("tell me more", "en"),  # lingua alone says Italian
+        ("Quais artigos usam aprendizado por reforço?", "other"),
         ("Summarise the papers on 扩散模型", "en"),
     ],
 )
@@ -419,3 +422,19 @@ def test_with_the_channel_off_a_chinese_question_is_answered_by_name_or_abstains
 def test_with_the_channel_off_an_abstention_says_how_to_turn_it_on(off: Paperchat) -> None:
     unnamed = off.ask("扩散语言模型怎么加速解码？")
     assert "PAPERCHAT_MULTILINGUAL" in unnamed.text + " ".join(unnamed.notes)
+
+
+def test_every_english_question_of_the_dev_sets_is_read_as_english() -> None:
+    """Read as another language, an English question would take the multilingual path and its thresholds."""
+    import json
+
+    from tests.conftest import ROOT
+
+    misread = []
+    for name in ("iclr_dev.jsonl", "answer_dev.jsonl", "corpus_dev.jsonl", "routing_dev.jsonl", "routing_heldout.jsonl"):
+        for line in (ROOT / "bench" / name).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            for question in [row.get("q", ""), *(t["q"] for t in row.get("turns", []))]:
+                if question and not any("\u4e00" <= c <= "\u9fff" for c in question) and question_language(question) != "en":
+                    misread.append(question)
+    assert not misread

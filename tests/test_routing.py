@@ -50,3 +50,40 @@ def test_routing_accuracy_on_labelled_questions(name: str) -> None:
 )
 def test_the_traps(question: str, mode: str) -> None:
     assert route(question) == mode
+
+
+@pytest.mark.parametrize(
+    ("question", "mode"),
+    [
+        # Comparing is a request ("比较一下 X 和 Y") or a question about differences, not a verb in a description.
+        ("比较一下 SureLock 和 ReST-KV", "compare"),
+        ("SureLock 和 ReST-KV 有什么区别？", "compare"),
+        ("有篇论文用小模型来比较不同的数据配方，是哪篇？", "answer"),
+        # Research on a theme is a summary; papers that name something are a list.
+        ("有哪些关于机器遗忘的研究？", "summarize"),
+        ("联邦学习这块有哪些新工作？", "summarize"),
+        ("图神经网络方向的论文都有哪些？", "summarize"),
+        ("扩散模型的论文有哪些？简单介绍一下", "summarize"),
+        ("哪些论文使用了 GRPO？", "list"),
+        ("有多少篇论文用到了 LoRA？", "list"),
+        # A question mark ends a clause: "有没有用？" is not "有没有…的论文".
+        ("预训练到底有没有用？有论文拿它和随机初始化做了对比。", "answer"),
+    ],
+)
+def test_chinese_requests_are_routed_by_what_they_ask(question: str, mode: str) -> None:
+    assert route(question) == mode
+
+
+def test_chinese_follow_ups_pick_the_earlier_papers() -> None:
+    from rag.conversation import resolve
+    from rag.records import Turn
+
+    last = Turn("kv cache", ("a", "b", "c"), ("b", "a"), "kv cache eviction")
+
+    def named(text: str) -> list[str]:
+        return []
+
+    assert resolve("第二篇是怎么做的？", [last], named).pinned == ("b",)
+    assert resolve("它用了哪些数据集？", [last], named).pinned == ("b",)
+    assert resolve("这个方法比基线快多少？", [last], named).pinned == ("b",)
+    assert set(resolve("这些论文都在哪些数据集上做了实验？", [last], named).pinned) == {"a", "b"}
