@@ -38,13 +38,14 @@ def answer_events(request: Request, ctx: Context, notes: Sequence[str] = ()) -> 
     """The sources with their evidence as soon as retrieval is done, each verified sentence as
     the LLM writes it, then the final `Answer`. `notes`: said with the answer (why it is an
     answer when something else was asked)."""
-    hits, query, pinned = find_sources(request, ctx)
-    yield from _answer(request, hits, query, pinned, ctx, list(notes), {"retrieve": request.elapsed_ms()})
+    hits, query, pinned, about = find_sources(request, ctx)
+    yield from _answer(request, hits, query, pinned, about, ctx, list(notes), {"retrieve": request.elapsed_ms()})
 
 
-def find_sources(request: Request, ctx: Context) -> tuple[list[Hit], str, bool]:
-    """The papers a question is about, the query that found them, and whether they are papers
-    the question refers to (an earlier answer's, or chosen in the explorer): never abstained on."""
+def find_sources(request: Request, ctx: Context) -> tuple[list[Hit], str, bool, Calibration]:
+    """The papers a question is about, the query that found them, whether they are papers the
+    question refers to (an earlier answer's, or chosen in the explorer: never abstained on), and
+    the thresholds their relevance is judged by."""
     question, history, corpus = request.asked or request.question, request.history, ctx.corpus
     resolved = resolve(question, history, corpus.papers_named)
     if request.about:
@@ -56,7 +57,7 @@ def find_sources(request: Request, ctx: Context) -> tuple[list[Hit], str, bool]:
     query = condense(ctx.chat, ctx.capable, question, history, resolved.query)
     named = corpus.papers_named(query)
     found = corpus.search(query, ctx.max_sources, where=request.where, paper_ids=resolved.pinned or None)
-    hits, cal = found.hits, ctx.calibration_for(query)
+    hits, cal = found.hits, ctx.calibration_for(found)
     # A question in another language is scored by the English words it was searched with.
     query = found.query or query
     if history and not resolved.pinned and not names_something(question) and not any(grounding(query, h, cal) >= cal.min_grounding for h in hits):
@@ -64,7 +65,7 @@ def find_sources(request: Request, ctx: Context) -> tuple[list[Hit], str, bool]:
         # ("What turned out to be the bottleneck?") is about what the last turn was about.
         resolved = resolve_as_followup(question, history)
         found = corpus.search(resolved.query, ctx.max_sources, where=request.where, paper_ids=resolved.pinned or None)
-        hits, query = found.hits, found.query or resolved.query
+        hits, query, cal = found.hits, found.query or resolved.query, ctx.calibration_for(found)
     if resolved.pinned:
         # The papers referred to, in the order the question or the earlier answer gave them.
         order = {p: i for i, p in enumerate(resolved.pinned)}
@@ -72,18 +73,25 @@ def find_sources(request: Request, ctx: Context) -> tuple[list[Hit], str, bool]:
     elif named:
         # A question naming a paper is about that paper: its name outranks looser matches.
         hits = [h for h in hits if h.paper.paper_id in named] or hits
-    return hits, query, bool(resolved.pinned)
+    return hits, query, bool(resolved.pinned), cal
 
 
 def _answer(
-    request: Request, hits: Sequence[Hit], query: str, pinned: bool, ctx: Context, notes: list[str], timings: dict[str, float]
+    request: Request,
+    hits: Sequence[Hit],
+    query: str,
+    pinned: bool,
+    about: Calibration,
+    ctx: Context,
+    notes: list[str],
+    timings: dict[str, float],
 ) -> Iterator[AnswerEvent]:
+    """`about`: the thresholds for whether a hit is about the question (find_sources')."""
     question, cal = request.question, ctx.calibration
     language = question_language(question)
     # Notes a caller made in English (rag/api.py's COMPARE_NEEDS_TWO), said in the reader's language.
     notes = [prompts.in_language(note, language) for note in notes]
     base = Answer(question=question, text="", backend=ctx.backend, language=language, query=query or question)
-    about = ctx.calibration_for(question)
     scores = [grounding(query or question, h, about) for h in hits]
     floor = max(about.min_grounding, max(scores, default=0.0) - about.source_margin)
     relevant = [h for h, score in zip(hits, scores, strict=True) if pinned or score >= floor][: ctx.max_sources]
@@ -103,8 +111,6 @@ def _answer(
         return
 
     mark = time.perf_counter()
-    # Evidence is scored against English text: the embedding model reads only English, and a
-    # question in another language is searched for by its English rewrite (or its English names).
     # Evidence is scored in English: a question in another language by its English words. (The
     # multilingual encoder reading the question itself picked the right paper's sentences less
     # often: 12 of 13 Chinese dev questions against 13 of 13, the same answer terms.)

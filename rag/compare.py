@@ -113,7 +113,7 @@ def papers_to_compare(request: Request, ctx: Context) -> list[Hit]:
     """The papers a comparison request means, in its order: sources of an earlier answer it
     refers to ("[1] and [3]", "them"), papers it names, papers its phrases describe ("the
     Circuit Insights paper"), else the papers of a theme ("the Gaussian Splatting papers")."""
-    question, corpus, cal = request.asked or request.question, ctx.corpus, ctx.calibration
+    question, corpus = request.asked or request.question, ctx.corpus
     papers = corpus.papers_by_id()
     chosen: dict[str, Hit] = {}
     for paper_id in [*referenced(question, request.history), *corpus.papers_named(question)]:
@@ -122,13 +122,17 @@ def papers_to_compare(request: Request, ctx: Context) -> list[Hit]:
     parts = comparison_parts(question)
     if len(chosen) < 2 and len(parts) >= 2:
         for part in (p for p in parts if not corpus.papers_named(p)):
-            hits = corpus.search(part, 1, where=request.where).hits
-            if hits and grounding(part, hits[0], cal) >= cal.min_grounding:
-                chosen.setdefault(hits[0].paper.paper_id, hits[0])
+            found = corpus.search(part, 1, where=request.where)
+            # A part in Chinese was searched in the multilingual channel: its own thresholds, its English words.
+            about = ctx.calibration_for(found)
+            if found.hits and grounding(found.query or part, found.hits[0], about) >= about.min_grounding:
+                chosen.setdefault(found.hits[0].paper.paper_id, found.hits[0])
     if len(chosen) < 2:
         theme = " ".join(parts) or question
-        for hit in corpus.search(theme, MAX_PAPERS, where=request.where).hits:
-            if grounding(theme, hit, cal) >= cal.min_grounding:
+        found = corpus.search(theme, MAX_PAPERS, where=request.where)
+        about = ctx.calibration_for(found)
+        for hit in found.hits:
+            if grounding(found.query or theme, hit, about) >= about.min_grounding:
                 chosen.setdefault(hit.paper.paper_id, hit)
     return list(chosen.values())[:MAX_PAPERS]
 

@@ -80,13 +80,12 @@ class Context:
     capable: bool = False
     backend: str = "none"  # what drafts, for the answer's record; never a key
 
-    def calibration_for(self, question: str) -> Calibration:
-        """The thresholds for whether a paper is about `question`: a question in another language
-        than English was searched in the multilingual channel, whose cosines run lower."""
+    def calibration_for(self, found: SearchResult) -> Calibration:
+        """The thresholds for whether the papers `found` are about its question: one searched in the
+        multilingual channel (a question in another language) has its cosines, which run lower."""
         from rag.calibration import MULTILINGUAL
-        from rag.language import question_language
 
-        return self.calibration if question_language(question) == "en" else MULTILINGUAL
+        return MULTILINGUAL if found.crossed else self.calibration
 
 
 def ms_since(started: float) -> float:

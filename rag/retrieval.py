@@ -47,6 +47,8 @@ class SearchResult:
     query: str
     hits: list[Hit]
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # The hits' relevance is the multilingual channel's cosine (a question in another language).
+    crossed: bool = False
 
 
 def clean_query(query: str) -> str:
@@ -153,7 +155,7 @@ def search(
     ]
     timings["fuse"] = ms_since(mark)
     timings["total"] = ms_since(started)
-    return SearchResult(query=query, hits=hits, timings_ms=timings)
+    return SearchResult(query=query, hits=hits, timings_ms=timings, crossed=across is not None)
 
 
 def _dense(store: ChunkStore, vector: Sequence[float], candidates: int, allowed: set[str] | None, cal: Calibration) -> dict[str, tuple[float, str]]:
