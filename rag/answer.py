@@ -28,6 +28,7 @@ from rag.errors import PaperchatError
 from rag.evidence import grounding, select
 from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Source
+from rag.routing import CORPUS_QUESTION
 from rag.summarize import theme_summary_events
 from rag.text import cite
 from rag.themes import theme_of
@@ -95,7 +96,11 @@ def _answer(
     scores = [grounding(query or question, h, about) for h in hits]
     floor = max(about.min_grounding, max(scores, default=0.0) - about.source_margin)
     relevant = [h for h, score in zip(hits, scores, strict=True) if pinned or score >= floor][: ctx.max_sources]
-    if not relevant and not pinned and (theme := theme_of(request.asked or question)):
+    # A question searched in another language has only a guess at its theme's English phrase:
+    # answered about the corpus only when it asks about the corpus ("…方面的论文主要在解决什么问题"),
+    # not when nothing answers it ("大模型生成文本的水印怎么做才能扛住改写攻击？" on the seeds).
+    about_corpus = about is ctx.calibration or CORPUS_QUESTION.search(request.asked or question)
+    if not relevant and not pinned and about_corpus and (theme := theme_of(request.asked or question)):
         # Nothing answers it as a question about one paper; maybe it asks about the corpus in
         # other words ("What problem do most papers about 3D reconstruction try to solve?").
         *events, final = theme_summary_events(request, theme, ctx, timings)

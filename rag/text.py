@@ -90,6 +90,8 @@ STOPWORDS = frozenset(
     propose proposed proposes present presents show shows shown new approach method methods model models novel results result study
     introduce introduces introduced however thus therefore often many well within without across toward towards one two three may might""".split()
 )
+# The stop words that still begin or end a term of the field ("world models", "model merging").
+TERM_HEADS = frozenset("model models method methods approach study".split())
 
 
 @lru_cache(maxsize=1)
@@ -105,6 +107,12 @@ def key_terms(text: str) -> set[str]:
     # "LLMs" and "LLM" are one term; Snowball leaves acronyms' plural "s" on.
     words = [(w[:-1] if len(w) > 2 and w[:-1].isupper() and w.endswith("s") else w).lower() for w in WORD.findall(text)]
     return set(_stemmer().stemWords([w for w in words if w not in STOPWORDS and len(w) > 2]))
+
+
+def term_sequence(text: str) -> list[str]:
+    """The stemmed words of `text` in order, hyphenated words split ("key-value models" → key,
+    valu, model): what a phrase is matched word for word against."""
+    return _stemmer().stemWords([w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", text)])
 
 
 # -- numbers ------------------------------------------------------------------------------

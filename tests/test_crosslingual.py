@@ -65,6 +65,41 @@ def test_a_chinese_theme_names_the_corpus_phrase(theme: str, phrase: str, encode
     assert english_theme(theme, table, encoder, MIN_COSINE).lower() == phrase
 
 
+# Papers whose phrases a dictionary composes: in order, with "of" reversed, hyphenated or not, and
+# near-misses the encoder alone might prefer.
+COMPOSED = {
+    "Chain-of-Thought Reasoning Study": "Chain-of-thought prompting elicits reasoning; we analyse chain of thought traces.",
+    "Time Series Forecasting Benchmark": "Time series forecasting with transformers; the time series are long.",
+    "Model Merging Study": "Model merging combines fine-tuned models; merging methods differ in how they weight tasks.",
+    "World Models Survey": "World models predict the next state; we train world models for planning.",
+    "Decoding Speed Study": "We measure decoding speed and generation acceleration of autoregressive models.",
+    "Speculative Decoding Study": "Speculative decoding drafts tokens and verifies them.",
+}
+
+
+def composed_papers() -> list[Paper]:
+    return [
+        Paper(paper_id=f"c{i}{j}", title=f"{title} {j}", title_is_generated=False, abstract=abstract)
+        for i, (title, abstract) in enumerate(COMPOSED.items())
+        for j in range(3)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("theme", "phrase"),
+    [
+        ("思维链", "chain-of-thought"),  # "X of Y" where Chinese says Y X; the hyphenated spelling also finds the spaced one
+        ("时间序列预测", "time series forecasting"),  # the dictionary's word 时间序列, which jieba cuts in two
+        ("模型合并 方法", "model merging"),  # a term may begin with a word every abstract uses
+        ("世界模型", "world models"),  # ... or end with one
+        ("投机解码加速生成", "speculative decoding"),  # the qualifier after the theme does not pull it away
+    ],
+)
+def test_a_theme_the_dictionary_translates_word_for_word_names_that_phrase(theme: str, phrase: str, encoder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    table = load_or_build(tmp_path / "phrases.npz", composed_papers(), encoder)
+    assert english_theme(theme, table, encoder, MIN_COSINE).lower() == phrase
+
+
 def test_a_question_keeps_its_own_names_and_gains_the_english_of_its_words(encoder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     table = load_or_build(tmp_path / "phrases.npz", papers(), encoder)
     query = english_query("ReST-KV 和知识蒸馏有什么关系？", table, encoder, MIN_COSINE)
