@@ -171,7 +171,12 @@ def test_chinese_questions_without_an_english_word_cite_the_right_seed_and_other
     ]
     # The last two are near the field but in no seed: nothing answers them, and a guess at their
     # theme's English phrase ("models generate") must not answer them as a question about the corpus.
-    elsewhere = ["红烧肉怎么做才好吃？", "今年世界杯的冠军是哪个国家？", "大模型生成的图片怎么加水印才能防止被去除？", "用强化学习微调机器人抓取策略有什么技巧？"]
+    elsewhere = [
+        "红烧肉怎么做才好吃？",
+        "今年世界杯的冠军是哪个国家？",
+        "大模型生成的图片怎么加水印才能防止被去除？",
+        "用强化学习微调机器人抓取策略有什么技巧？",
+    ]
     batch = tmp_path / "questions.jsonl"
     batch.write_text("".join(json.dumps({"q": q}, ensure_ascii=False) + "\n" for q in [*(q for q, _ in about), *elsewhere]), encoding="utf-8")
     code, results = paperchat(seeded_dir, "ask", "--questions", str(batch), env={"PAPERCHAT_LLM_BACKEND": "none"})
