@@ -133,11 +133,13 @@ MINILM = Calibration(embedding_model=BUNDLED_MODEL_NAME)
 # language (its cosines run lower than MiniLM's), and how that question's search is fused.
 MULTILINGUAL = Calibration(
     embedding_model=MULTILINGUAL_MODEL_NAME,
-    min_grounding=0.34,
+    min_grounding=0.38,
     measured_here={
         "min_grounding": "Grounding (0.7 × the channel's cosine + 0.3 × the share of the question's English words in the paper) "
-        "of the Chinese dev questions (bench/zh_dev.jsonl, dev part), searched among their top 10: about one paper 0.355-1.0 (39 "
-        "questions on the seeds and on ICLR 2026); about nothing in the corpus 0.13-0.33 (15 of 16), one seeds-only question 0.378.",
+        "of the top hit of the Chinese dev questions (bench/zh_dev.jsonl, dev part), English words read by BM25: about one paper "
+        "0.355-1.0 (39 questions on the seeds and on ICLR 2026, 2 of them below 0.38, both on ICLR); about nothing in the corpus "
+        "0.135-0.378 (12, 3 of them 0.346-0.378). 0.38 misclassifies 2 of 51, 0.34 3. Held-out part at 0.38: 2 of 27 in-corpus "
+        "questions below (ICLR), 0 of 9 out-of-corpus above.",
     },
 )
 CALIBRATED = {MINILM.embedding_model: MINILM, MULTILINGUAL.embedding_model: MULTILINGUAL}

@@ -49,6 +49,10 @@ _CJK_CLAUSES = re.compile(r"\s*[，。？！；、,;?!]\s*(?=.*[\u4e00-\u9fff])"
 _THEME_FRAME_ZH = re.compile(
     r"^(?:给我|帮我|请)?(?:总结|概括|梳理|介绍|盘点)?(?:一下)?(?:做|用|关于|有关)|(?:这块|这一块|这方面|方向|领域|相关|方面).*$|的?(?:问题|进展|新方法|新工作)"
 )
+# A clause asking for the papers on its theme: "X 有哪些新研究", "X 方向的论文", "总结一下 X".
+_ASKS_FOR_PAPERS_ZH = re.compile(
+    r"有(?:哪些|什么)(?:新的?|最新的?|相关的?)?(?:研究|工作|进展|论文|方法)|(?:方向|领域|这块|这一块|这方面|相关)的?(?:论文|研究|工作)|总结|概述|综述|概括|梳理|盘点"
+)
 # A corpus question's own words, when it names no theme after them ("What do papers mostly try to solve?").
 _CORPUS_REQUEST = re.compile(
     r"\b(?:most|mostly|try|tries|trying|solve|solving|tackle|address|common|main|typical|usual|dominant|problems?|challenges?|questions?"
@@ -63,8 +67,11 @@ def theme_of(question: str) -> str:
         return ""
     if _CJK_CLAUSES.search(question):
         # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型
-        #加的都算"); the qualifiers would pull the theme's English phrase away from it.
-        question = next((c for c in _CJK_CLAUSES.split(question) if " ".join(_REQUEST.sub(" ", c).split())), question)
+        # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A clause
+        # that asks for the papers names the theme wherever it stands ("怎么判断数据有没有被拿去训练？
+        # 成员推断攻击有什么新进展？").
+        clauses = [c for c in _CJK_CLAUSES.split(question) if " ".join(_REQUEST.sub(" ", c).split())]
+        question = next((c for c in clauses if _ASKS_FOR_PAPERS_ZH.search(c)), clauses[0] if clauses else question)
         question = _THEME_FRAME_ZH.sub(" ", question)
     if CORPUS_QUESTION.search(question) or _TRENDS.search(question):
         # Only in such a question: a summary request keeps the theme it always had.

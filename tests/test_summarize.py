@@ -26,6 +26,13 @@ def test_theme_of_keeps_the_theme_and_drops_the_request() -> None:
     assert theme_of("这个语料库涵盖了哪些主题？") == ""
 
 
+def test_a_chinese_themes_clause_is_the_one_asking_for_papers_else_the_first() -> None:
+    # The qualifiers after the theme are left out; a question before it is context, not the theme.
+    assert theme_of("帮我梳理一下图神经网络的工作，节点分类和链接预测的都算") == "图神经网络"
+    assert theme_of("模型为什么会过拟合？正则化方向有哪些新研究？") == "正则化"
+    assert theme_of("蛋白质设计的论文有哪些？简单介绍一下") == "蛋白质设计"
+
+
 def test_a_theme_summary_counts_groups_and_cites_each_paper_in_its_own_words(corpus: Path) -> None:  # noqa: F811
     _, answer = ask(corpus, "Summarize the papers about KV cache eviction and attention in diffusion language models")
     assert answer.mode == "summarize" and not answer.abstained and len(answer.sources) >= 2
