@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from rag import prompts
+from rag.answer import answer_events
 from rag.context import Context, Request
 from rag.criteria import Criterion, criterion_of
 from rag.evidence import contribution_sentence, sentences_of
@@ -49,8 +50,18 @@ def list_events(request: Request, ctx: Context, page: int = 1) -> Iterator[Answe
     criterion = criterion_of(f"papers on {_topic(question, quantity)}" if quantity else question, texts)
     if not criterion.ideas and not request.filters and not quantity and not _HOW_MANY.search(question):
         # Nothing to look for in the papers' words ("有没有关于模型合并的论文？" names no English term):
-        # a summary of the question's theme says what the corpus has, or that it has nothing.
-        yield from _noted(summarize_events(request, ctx), prompts.say("LIST_NOTHING_NAMED", question_language(request.question)))
+        # a summary of the question's theme says what the corpus has. When no paper is about the
+        # theme, the question may describe one paper's idea ("有没有用扩散模型直接生成蛋白质动力学轨迹
+        # 的工作？"): it is answered as a question, which abstains when nothing is about it either.
+        *events, final = summarize_events(request, ctx)
+        if final.answer is not None and final.answer.abstained:
+            answered = answer_events(request, ctx)
+            first = next(answered)
+            if first.answer is None or not first.answer.abstained:  # an abstention comes alone, as the final event
+                yield first
+                yield from answered
+                return
+        yield from _noted(iter([*events, final]), prompts.say("LIST_NOTHING_NAMED", question_language(request.question)))
         return
     meeting = [p for p in papers.values() if p.paper_id in allowed and criterion.meets(_words(p))]
     timings = {"retrieve": request.elapsed_ms()}

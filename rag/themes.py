@@ -70,7 +70,7 @@ def theme_of(question: str) -> str:
         # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A clause
         # that asks for the papers names the theme wherever it stands ("怎么判断数据有没有被拿去训练？
         # 成员推断攻击有什么新进展？").
-        clauses = [c for c in _CJK_CLAUSES.split(question) if " ".join(_REQUEST.sub(" ", c).split())]
+        clauses = [c for c in _CJK_CLAUSES.split(question) if " ".join(_REQUEST.sub(" ", _THEME_FRAME_ZH.sub(" ", c)).split())]
         question = next((c for c in clauses if _ASKS_FOR_PAPERS_ZH.search(c)), clauses[0] if clauses else question)
         question = _THEME_FRAME_ZH.sub(" ", question)
     if CORPUS_QUESTION.search(question) or _TRENDS.search(question):

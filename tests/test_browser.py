@@ -200,7 +200,7 @@ def test_chat_streams_cites_and_follows_up(page: Page, served_seeds_app: str) ->
 def test_a_chinese_question_gets_a_chinese_framed_answer_citing_english_evidence(page: Page, served_seeds_app: str) -> None:
     wait_until_loaded(page, served_seeds_app)
     # No English name in it: only the multilingual channel can find ToonComposer.
-    states = ask_and_record(page, "有篇论文讲怎么给动画自动补中间帧并上色，是哪篇？", bots_before=0)
+    states = ask_and_record(page, "有没有研究把动画的中间帧补全和上色放在一个模型里做的论文？", bots_before=0)
     answer = page.locator("#chat .message-row.bot-row").last
     text = answer.inner_text()
     print(f"\nChinese question, final after {states[-1]['t']:.0f} ms: {text[:300]!r}")
