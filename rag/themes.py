@@ -51,8 +51,10 @@ _THEME_FRAME_ZH = re.compile(
 )
 # A clause asking for the papers on its theme: "X 有哪些新研究", "X 方向的论文", "总结一下 X".
 _ASKS_FOR_PAPERS_ZH = re.compile(
-    r"有(?:哪些|什么)(?:新的?|最新的?|相关的?)?(?:研究|工作|进展|论文|方法)|(?:方向|领域|这块|这一块|这方面|相关)的?(?:论文|研究|工作)|总结|概述|综述|概括|梳理|盘点"
+    r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?(?:研究|工作|进展|论文|方法)|(?:论文|研究|工作|方法)都?有哪些"
+    r"|(?:方向|领域|这块|这一块|这方面|相关)的?(?:论文|研究|工作)|总结|概述|综述|概括|梳理|盘点"
 )
+_INTERROGATIVE_ZH = re.compile(r"怎么|怎样|如何|为什么|为何|是否|吗|呢|哪|什么|多少|几")
 # A corpus question's own words, when it names no theme after them ("What do papers mostly try to solve?").
 _CORPUS_REQUEST = re.compile(
     r"\b(?:most|mostly|try|tries|trying|solve|solving|tackle|address|common|main|typical|usual|dominant|problems?|challenges?|questions?"
@@ -67,11 +69,11 @@ def theme_of(question: str) -> str:
         return ""
     if _CJK_CLAUSES.search(question):
         # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型
-        # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A clause
-        # that asks for the papers names the theme wherever it stands ("怎么判断数据有没有被拿去训练？
-        # 成员推断攻击有什么新进展？").
+        # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A question
+        # before the clause asking for the papers is context, not the theme ("怎么判断数据有没有被拿去
+        # 训练？成员推断攻击有什么新进展？").
         clauses = [c for c in _CJK_CLAUSES.split(question) if " ".join(_REQUEST.sub(" ", _THEME_FRAME_ZH.sub(" ", c)).split())]
-        question = next((c for c in clauses if _ASKS_FOR_PAPERS_ZH.search(c)), clauses[0] if clauses else question)
+        question = next((c for c in clauses if _ASKS_FOR_PAPERS_ZH.search(c) or not _INTERROGATIVE_ZH.search(c)), clauses[0] if clauses else question)
         question = _THEME_FRAME_ZH.sub(" ", question)
     if CORPUS_QUESTION.search(question) or _TRENDS.search(question):
         # Only in such a question: a summary request keeps the theme it always had.
