@@ -38,6 +38,8 @@ _EXTREME_WORDS = re.compile(
     r"\b(?:what|which|is|are|was|were|the|a|an|reported|stated|achieved|claimed|any|among|across|papers?|corpus|ratios?)\b|'s|[?？.!,]", re.I
 )
 _HOW_MANY = re.compile(r"\bhow\s+many\b|多少", re.I)
+# A Chinese list question that names a theme rather than describing an idea.
+_NAMES_A_THEME_ZH = re.compile(r"关于|有关|方面|方向|领域|相关")
 
 
 def list_events(request: Request, ctx: Context, page: int = 1) -> Iterator[AnswerEvent]:
@@ -49,19 +51,25 @@ def list_events(request: Request, ctx: Context, page: int = 1) -> Iterator[Answe
     texts = [_words(p) for p in papers.values()]
     criterion = criterion_of(f"papers on {_topic(question, quantity)}" if quantity else question, texts)
     if not criterion.ideas and not request.filters and not quantity and not _HOW_MANY.search(question):
-        # Nothing to look for in the papers' words ("有没有关于模型合并的论文？" names no English term):
-        # a summary of the question's theme says what the corpus has. When no paper is about the
-        # theme, the question may describe one paper's idea ("有没有用扩散模型直接生成蛋白质动力学轨迹
-        # 的工作？"): it is answered as a question, which abstains when nothing is about it either.
-        *events, final = summarize_events(request, ctx)
-        if final.answer is not None and final.answer.abstained:
-            answered = answer_events(request, ctx)
-            first = next(answered)
-            if first.answer is None or not first.answer.abstained:  # an abstention comes alone, as the final event
-                yield first
-                yield from answered
-                return
-        yield from _noted(iter([*events, final]), prompts.say("LIST_NOTHING_NAMED", question_language(request.question)))
+        # Nothing to look for in the papers' words (no English term in "有没有关于模型合并的论文？").
+        # A question that names a theme ("关于 X", "X 方面") gets a summary of it; one that describes
+        # an idea ("有没有用扩散模型直接生成蛋白质动力学轨迹的工作？") is answered as a question. Each
+        # falls back on the other when it finds nothing; when neither does, the first one abstains.
+        language = question_language(request.question)
+        summary = lambda: _noted(summarize_events(request, ctx), prompts.say("LIST_NOTHING_NAMED", language))  # noqa: E731
+        answer = lambda: answer_events(request, ctx)  # noqa: E731
+        tries = (summary, answer) if language == "en" or _NAMES_A_THEME_ZH.search(question) else (answer, summary)
+        abstention = None
+        for attempt in tries:
+            events = attempt()
+            first = next(events)
+            if first.answer is not None and first.answer.abstained:  # an abstention comes alone, as the final event
+                abstention = abstention or first
+                continue
+            yield first
+            yield from events
+            return
+        yield abstention  # type: ignore[misc]
         return
     meeting = [p for p in papers.values() if p.paper_id in allowed and criterion.meets(_words(p))]
     timings = {"retrieve": request.elapsed_ms()}

@@ -104,6 +104,9 @@ LIST_REQUEST = re.compile(
 )
 # The same in Chinese: "哪些论文…", "哪些口头报告论文…", "有没有使用 LoRA 的论文", "有多少篇…", "…的研究有哪些".
 LIST_REQUEST_ZH = re.compile(r"哪些.{0,8}(?:论文|文章|工作)|有没有[^？?。！!]{0,30}(?:论文|文章|工作)|多少篇|(?:论文|研究|工作)有哪些")
+# "哪些论文用到了 X": the papers are asked for by what they do, a list even when an area frames it
+# ("生成模型领域有哪些论文用到了 classifier-free guidance？").
+_PAPERS_THAT_ZH = re.compile(r"哪些(?:论文|文章|工作)都?(?:用到|用了|使用|采用|基于|提出|引入|结合|评测)")
 # "the best speedup reported for X", "the highest accuracy on GSM8K": a superlative of a quantity
 # the papers state, said of a topic or of the corpus.
 _EXTREME_FRAME = re.compile(r"\b(?:reported|stated|achieved|claimed|for|on|in|across|among)\b|报告|论文", re.I)
@@ -127,7 +130,7 @@ def extreme_asked(question: str) -> Quantity | None:
 def route(question: str) -> Mode:
     """The mode a question's wording asks for: never AUTO."""
     theme_zh = _THEME_ZH.search(question) or (LIST_REQUEST_ZH.search(question) and _SUMMARY_VERB_ZH.search(question))
-    listing = LIST_REQUEST.search(question) or (LIST_REQUEST_ZH.search(question) and not theme_zh)
+    listing = LIST_REQUEST.search(question) or (LIST_REQUEST_ZH.search(question) and (not theme_zh or _PAPERS_THAT_ZH.search(question)))
     if (listing and not CORPUS_QUESTION.search(question)) or extreme_asked(question):
         return Mode.LIST
     if CORPUS_QUESTION.search(question) or (theme_zh and not _ONE_PAPER.search(question)):

@@ -39,6 +39,7 @@ def test_routing_accuracy_on_labelled_questions(name: str) -> None:
         ("What's the best pizza dough recipe?", "answer"),
         ("What do most papers about 3D reconstruction try to solve?", "summarize"),
         ("有没有关于模型合并的论文？", "list"),
+        ("计算机视觉领域有哪些论文使用了 DINOv2？", "list"),  # asked for by what they do, in an area
         ("Do any papers evaluate on MMLU?", "list"),
         ("I'm looking for papers on membership inference.", "list"),
         ("What papers does ReST-KV compare against?", "answer"),
