@@ -56,12 +56,12 @@ def list_events(request: Request, ctx: Context, page: int = 1) -> Iterator[Answe
         # an idea ("有没有用扩散模型直接生成蛋白质动力学轨迹的工作？") is answered as a question. Each
         # falls back on the other when it finds nothing; when neither does, the first one abstains.
         language = question_language(request.question)
-        summary = lambda: _noted(summarize_events(request, ctx), prompts.say("LIST_NOTHING_NAMED", language))  # noqa: E731
-        answer = lambda: answer_events(request, ctx)  # noqa: E731
+        # Generators: neither runs before it is tried.
+        summary = _noted(summarize_events(request, ctx), prompts.say("LIST_NOTHING_NAMED", language))
+        answer = answer_events(request, ctx)
         tries = (summary, answer) if language == "en" or _NAMES_A_THEME_ZH.search(question) else (answer, summary)
         abstention = None
-        for attempt in tries:
-            events = attempt()
+        for events in tries:
             first = next(events)
             if first.answer is not None and first.answer.abstained:  # an abstention comes alone, as the final event
                 abstention = abstention or first
