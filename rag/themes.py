@@ -25,7 +25,7 @@ from rag.text import key_terms, strip_citations
 _REQUEST = re.compile(
     r"(?<![\w-])(?:please|can|could|you|give|me|summari[sz]e|summary|summaries|overview|survey|digest|tl;?dr|trends?|main|what|does|do|did|"
     r"the|these|this|that|corpus|collection|conference|papers?|abstracts?|say|says|said|about|on|of|in|here|all|every|everything|"
-    r"works?|research|studies|short|a|an|now|overall|is|are|there|set|list|find|written)(?![\w-])|总结|概述|综述|概括|整理|梳理|盘点|介绍|一下|关于|的|论文|这些|所有|相关|研究|工作|进展|要点|帮我|给我|请|和|有|"
+    r"works?|research|studies|short|a|an|now|overall|is|are|there|set|list|find|written)(?![\w-])|总结|概述|综述|概括|整理|梳理|盘点|介绍|一下|关于|的|论文|这些|所有|相关|研究|工作|进展|要点|帮我|给我|请|和|有没有|有|"
     r"哪些|什么|简单|大家|最近|最新|今年|新|都|在做|方向|领域|这块|这一块|这方面|方面|[?？,.!:;。，、]",
     re.I,
 )

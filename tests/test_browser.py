@@ -192,7 +192,8 @@ def test_chat_streams_cites_and_follows_up(page: Page, served_seeds_app: str) ->
 
     # The first answer's [n] now points into the folded sources of question 1: the click unfolds them.
     old_card = page.locator(f"#sources {hrefs[0]}")
-    assert not page.evaluate(IN_VIEW, old_card.element_handle())
+    # Folded once the follow-up's sources are drawn (the fold can land just after the answer's last word).
+    page.wait_for_function(f"(card) => !({IN_VIEW})(card)", arg=old_card.element_handle(), timeout=3_000)
     page.locator("#chat .message-row.bot-row").first.locator("a.cite").first.click()
     page.wait_for_function(IN_VIEW, arg=old_card.element_handle(), timeout=3_000)
 
