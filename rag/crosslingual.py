@@ -92,11 +92,16 @@ class PhraseTable:
         return index
 
     @cached_property
+    def terms(self) -> tuple[tuple[str, ...], ...]:
+        """Each phrase's term sequence (rag/text.term_sequence), stemmed once."""
+        return tuple(tuple(term_sequence(phrase)) for phrase in self.phrases)
+
+    @cached_property
     def by_first_term(self) -> dict[str, list[int]]:
         """The phrases whose term sequence starts with each stemmed term, most used first."""
         index: dict[str, list[int]] = {}
-        for i, phrase in enumerate(self.phrases):
-            if terms := term_sequence(phrase):
+        for i, terms in enumerate(self.terms):
+            if terms:
                 index.setdefault(terms[0], []).append(i)
         return index
 
@@ -205,8 +210,7 @@ def english_theme(theme: str, table: PhraseTable, encode: Encode, min_cosine: fl
         best = max(composed, key=lambda i: float(cosines[i]))
         # Its hyphenated spelling if the corpus has one: a theme "chain-of-thought" also finds
         # "chain of thought", not the reverse (rag/themes.mentioned).
-        spelled = term_sequence(table.phrases[best])
-        best = next((i for i in composed if "-" in table.phrases[i] and term_sequence(table.phrases[i]) == spelled), best)
+        best = next((i for i in composed if "-" in table.phrases[i] and table.terms[i] == table.terms[best]), best)
         return " ".join(dict.fromkeys([table.phrases[best], *names]))
     glossed = [{t for g in glossary().get(w, ()) for t in key_terms(g)} for w in words]
     candidates = set(np.argsort(-cosines)[:THEME_CANDIDATES].tolist())
@@ -279,7 +283,7 @@ def _composed_phrases(glossed: list[set[tuple[str, ...]]], table: PhraseTable) -
             if all(run := glossed[start : start + length])
             for first in {g[0] for word in run for g in word}
             for i in table.by_first_term.get(first, ())
-            if composes(terms := tuple(term_sequence(table.phrases[i])), run) or reversed_of(terms, run)
+            if composes(table.terms[i], run) or reversed_of(table.terms[i], run)
         ]
         if found:
             return list(dict.fromkeys(found))

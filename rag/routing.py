@@ -65,14 +65,17 @@ _SUMMARIZE = re.compile(
 # Chinese asks for an overview of a theme in other words than "总结": "有哪些关于 X 的研究",
 # "X 这块有哪些新工作", "X 方向的论文都有哪些", "介绍一下 X 领域". Research (研究/工作/进展), not papers
 # (论文: "哪些论文用了 LoRA" asks for a list).
+# "有哪些关于 X 的", "有什么新的": how a Chinese request for papers or research begins (rag/themes.py too).
+ASKS_ABOUT_ZH = r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?"
+SUMMARY_VERBS_ZH = "总结|概述|综述|概括|梳理|盘点"
 _THEME_ZH = re.compile(
-    r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?(?:研究|工作|进展)|(?:研究|工作|进展)有哪些"
+    ASKS_ABOUT_ZH + r"(?:研究|工作|进展)|(?:研究|工作|进展)有哪些"
     r"|(?:方向|领域|这块|这一块|这方面)的?(?:论文|研究|工作)?.{0,6}(?:有哪些|有什么|在做什么|都在做|怎么样)"
     r"|介绍一下.{0,20}(?:方向|领域|研究|工作)|分别(?:解决|研究|做)了?什么"
 )
 # Chinese summary verbs take the lead over a list frame: "X 的论文有哪些？简单介绍一下" asks for
 # what they do, not only which they are.
-_SUMMARY_VERB_ZH = re.compile(r"总结|概述|综述|概括|梳理|盘点|介绍一下")
+_SUMMARY_VERB_ZH = re.compile(SUMMARY_VERBS_ZH + "|介绍一下")
 # A summary of one paper is an answer: "the STAR-MD abstract", "HELIX's method", "this paper".
 _ONE_PAPER = re.compile(
     r"\babstract\b|'s (?:main )?(?:method|approach|model|paper|idea|contributions?|results?|findings?)\b|\b(?:this|that|the) paper\b|\bin one sentence\b"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from rag.calibration import MINILM, Calibration
 from rag.evidence import sentences_of
 from rag.records import Hit, Paper
-from rag.routing import CORPUS_QUESTION
+from rag.routing import ASKS_ABOUT_ZH, CORPUS_QUESTION, SUMMARY_VERBS_ZH
 from rag.text import key_terms, strip_citations
 
 # The words that make a request a summary request; what is left is the theme. Not inside a
@@ -51,8 +51,9 @@ _THEME_FRAME_ZH = re.compile(
 )
 # A clause asking for the papers on its theme: "X 有哪些新研究", "X 方向的论文", "总结一下 X".
 _ASKS_FOR_PAPERS_ZH = re.compile(
-    r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?(?:研究|工作|进展|论文|方法)|(?:论文|研究|工作|方法)都?有哪些"
-    r"|(?:方向|领域|这块|这一块|这方面|相关)的?(?:论文|研究|工作)|总结|概述|综述|概括|梳理|盘点"
+    ASKS_ABOUT_ZH
+    + r"(?:研究|工作|进展|论文|方法)|(?:论文|研究|工作|方法)都?有哪些|(?:方向|领域|这块|这一块|这方面|相关)的?(?:论文|研究|工作)|"
+    + SUMMARY_VERBS_ZH
 )
 _INTERROGATIVE_ZH = re.compile(r"怎么|怎样|如何|为什么|为何|是否|吗|呢|哪|什么|多少|几")
 # A corpus question's own words, when it names no theme after them ("What do papers mostly try to solve?").
