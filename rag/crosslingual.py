@@ -33,7 +33,7 @@ import numpy as np
 
 from rag.packages import package_dir
 from rag.records import Paper
-from rag.text import STOPWORDS, TERM_HEADS, key_terms, term_sequence
+from rag.text import CJK, CJK_RUN, STOPWORDS, TERM_HEADS, key_terms, term_sequence
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,6 @@ _GLOSS_LINE = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\s*$")
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 _LATIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+.]*[A-Za-z0-9+]|[A-Za-z]")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Words of a Chinese question that say how it is asked, not what about: matched to English they
 # would add "which", "paper", "method" to every query.
 _FUNCTION_WORDS_ZH = frozenset(
@@ -173,7 +172,7 @@ def _fingerprint(papers: Sequence[Paper]) -> str:
 def question_words(question: str) -> list[str]:
     """The words of a question that say what it is about: jieba's words of its non-Latin text,
     without function words, and each pair of neighbours (a term is often two words: 知识 蒸馏)."""
-    words = [w for w in _cut(_LATIN_NAME.sub(" ", question)) if _CJK.search(w) or (w.isalpha() and len(w) > 2)]
+    words = [w for w in _cut(_LATIN_NAME.sub(" ", question)) if CJK.search(w) or (w.isalpha() and len(w) > 2)]
     content = [w for w in words if w not in _FUNCTION_WORDS_ZH and len(w) > 1]
     pairs = [a + b for a, b in pairwise(words) if a not in _FUNCTION_WORDS_ZH and b not in _FUNCTION_WORDS_ZH]
     return list(dict.fromkeys(content + pairs))
@@ -196,13 +195,13 @@ def english_theme(theme: str, table: PhraseTable, encode: Encode, min_cosine: fl
     translated. "" when nothing is near enough. (Counting only glosses few papers use, or weighting each word by
     its gloss's rarity, chose worse on the Chinese dev themes: 机器遗忘 became "forgotten".)"""
     names = _LATIN_NAME.findall(theme)
-    words = [w for w in _cut(_LATIN_NAME.sub(" ", theme)) if _CJK.search(w) and len(w) > 1 and w not in _FUNCTION_WORDS_ZH]
+    words = [w for w in _cut(_LATIN_NAME.sub(" ", theme)) if CJK.search(w) and len(w) > 1 and w not in _FUNCTION_WORDS_ZH]
     if not words or not table.phrases:
         return " ".join(names)
     cosines = table.vectors32 @ np.asarray(encode([" ".join(words)])[0], dtype=np.float32)
     # Two readings: jieba's words, and the dictionary's own longest words of the theme's text
     # (jieba cuts 时间序列 in two, CC-CEDICT has it as "time series"; 思维链 keeps its 链).
-    spans = _dictionary_words(re.findall(f"{_CJK.pattern}+", theme))
+    spans = _dictionary_words(CJK_RUN.findall(theme))
     readings = (_dictionary_words(words), [w for w in spans if w not in _FUNCTION_WORDS_ZH])
     if composed := [i for reading in readings for i in _composed_phrases([_gloss_terms(w) for w in reading], table)]:
         # Dictionary and corpus agree on each of these; the encoder tells which the whole theme

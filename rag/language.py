@@ -18,7 +18,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from rag.text import is_coined, language_of
+from rag.text import CJK, is_coined, language_of
 
 # Languages a reader of the corpus may ask in. Each is a model lingua loads on first use (a few
 # MB each); a language left out is read as the closest one listed.
@@ -26,7 +26,6 @@ _LANGUAGES = ("ENGLISH", "CHINESE", "JAPANESE", "KOREAN", "FRENCH", "GERMAN", "S
 # Latin-script words, and text that is no language at all (numbers, symbols, emoji).
 _LATIN_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ'’-]*")
 _LETTER = re.compile(r"[^\W\d_]")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # A Latin-script question needs this many ordinary words (not names like "GRPO" or "LoRA") before
 # lingua's verdict is taken over English: on a name alone it says Italian.
 MIN_WORDS_TO_DETECT = 3
@@ -55,12 +54,12 @@ def question_language(text: str) -> str:
     words = [w for w in latin if not is_coined(w)]
     rest = _LATIN_WORD.sub(" ", text)
     # A Chinese word is about two characters: "Which papers study 知识蒸馏?" is English with a term.
-    if _HAN.search(rest) and len(_HAN.findall(rest)) >= 2 * len(words):
+    if CJK.search(rest) and len(CJK.findall(rest)) >= 2 * len(words):
         return _code(_detector().detect_language_of(rest))
     if not _LETTER.search(rest) and len(words) < MIN_WORDS_TO_DETECT:
         return "en"
     # Its Chinese term left out: lingua calls "Which papers study 知识蒸馏?" Chinese.
-    text = _HAN.sub(" ", text)
+    text = CJK.sub(" ", text)
     if _LETTER.search(rest):  # letters of another script than Latin
         return _code(_detector().detect_language_of(text))
     if language_of(text) == "other":

@@ -164,13 +164,13 @@ def title_name(title: str, title_is_generated: bool) -> str:
 
 # -- language -----------------------------------------------------------------------------
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_CJK_RUN = re.compile(_CJK.pattern + "+")
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+CJK_RUN = re.compile(CJK.pattern + "+")
 
 
 def chinese_runs(text: str) -> set[str]:
     """The runs of Chinese characters in `text` ("SureLock 减少了 FLOPs" → {"减少了"})."""
-    return set(_CJK_RUN.findall(text))
+    return set(CJK_RUN.findall(text))
 
 
 # Hand-written, not langdetect: it runs on every draft sentence, and langdetect called 103 of
@@ -192,7 +192,7 @@ def language_of(text: str) -> str:
     another Latin-script language (more of its function words than English ones: "Quels papiers
     traitent de la compression ?"); else "en". Only what the answer pipeline needs to tell apart:
     English is what the index and the checker read, Chinese is what readers ask in."""
-    cjk = len(_CJK.findall(text))
+    cjk = len(CJK.findall(text))
     if cjk and cjk >= len(WORD.findall(text)):
         return "zh"
     words = _LOWER_WORD.findall(text.lower())
