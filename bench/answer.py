@@ -34,8 +34,9 @@ sys.path.insert(0, str(ROOT))
 from rag.api import Paperchat  # noqa: E402
 from rag.config import Settings  # noqa: E402
 from rag.records import Answer, Turn  # noqa: E402
+from rag.support import support  # noqa: E402
 from rag.text import citations  # noqa: E402
-from rag.verify import draft_sentences, support  # noqa: E402
+from rag.verify import draft_sentences  # noqa: E402
 
 
 def percentile(values: list[float], share: float) -> float:

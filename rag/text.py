@@ -6,6 +6,7 @@ abstracts' LaTeX as a reader sees it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -109,6 +110,11 @@ def key_terms(text: str) -> set[str]:
     return set(_stemmer().stemWords([w for w in words if w not in STOPWORDS and len(w) > 2]))
 
 
+def stem_words(words: Sequence[str]) -> list[str]:
+    """Each word's Snowball stem, in order."""
+    return _stemmer().stemWords(list(words))
+
+
 def term_sequence(text: str) -> list[str]:
     """The stemmed words of `text` in order, hyphenated words split ("key-value models" → key,
     valu, model): what a phrase is matched word for word against."""
@@ -143,6 +149,14 @@ _NAME_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+.]*[A-Za-z0-9+]")
 def names(text: str) -> set[str]:
     """The coined names a text states, lower-cased: a claim's names must occur in what it cites."""
     return {token.lower() for token in (t.rstrip(".") for t in _NAME_TOKEN.findall(strip_citations(text))) if is_coined(token)}
+
+
+# "CLIP-style", "GPT-4-based": the name is the part before the suffix.
+_NAME_SUFFIX = re.compile(r"-(?:style|based|like|aware|free|level|wise|specific|guided|driven)$")
+
+
+def bare_name(name: str) -> str:
+    return _NAME_SUFFIX.sub("", name)
 
 
 # "Name: subtitle" titles name the contribution in at most this many words before the colon.
@@ -239,6 +253,12 @@ _LATEX_SYMBOLS = {
 }  # fmt: skip
 _LATEX_SYMBOL = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "") for k in sorted(_LATEX_SYMBOLS, key=len, reverse=True)))
 _LATEX_MATH = re.compile(r"\$([^$]{1,60})\$")
+
+
+def plain(text: str) -> str:
+    """Text as a checker compares it: LaTeX rendered ("30--50\\%" → "30–50%"), "C$^3$LLM" as
+    "C3LLM", "π₀" as "π0", without citation markers."""
+    return re.sub(r"[\^{}$]", "", unicodedata.normalize("NFKC", readable(strip_citations(text)))).replace("−", "-")
 
 
 def readable(text: str) -> str:

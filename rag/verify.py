@@ -20,17 +20,15 @@ import logging
 import re
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import closing
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from rag import prompts
 from rag.calibration import MINILM, Calibration
-from rag.evidence import SentenceVectors, sentences_of
+from rag.evidence import SentenceVectors
 from rag.llm import describe_failure
 from rag.records import Paper, Source
-from rag.text import LEADING_CITATIONS, chinese_runs, citations, cite, key_terms, language_of, names, numbers, split_sentences, strip_citations
+from rag.support import Support, support
+from rag.text import LEADING_CITATIONS, citations, cite, key_terms, language_of, names, numbers, split_sentences, strip_citations
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -46,52 +44,6 @@ _PREAMBLE = re.compile(r"^(?:[\s:;,.\-–—]+|(?:the\s+)?answer(?:\s+to\s+(?:th
 # A sentence ending on one of these was cut off mid-way (the model stopped, or copied half).
 _DANGLING = frozenset("a an the and or of with to in for by from on as that which than at its their whose".split())
 _TITLE_OPENING = re.compile(r"^[^\s:]+(?:\s+[^\s:]+){0,3}:\s")
-_PLAIN_WORD = re.compile(r"[a-z']+")
-# A negation or a spelled-out quantity turns a copied sentence into its opposite or into a new
-# number ("SureLock never reduces ...", "... by ninety percent"): it must be in the source.
-_GUARDED_WORDS = frozenset(
-    """not never no cannot can't don't doesn't isn't aren't won't fails fail neither nor without worse worst increases increase
-    decreases decrease half twice double triple one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty
-    sixty seventy eighty ninety hundred thousand million billion percent""".split()
-)
-
-
-@dataclass(frozen=True)
-class Support:
-    score: float  # higher is better
-    missing: tuple[str, ...] = ()  # numbers, names and guarded words the claim states that the abstract does not
-    overlap: float = 0.0  # share of the claim's key terms that occur in the cited abstract(s)
-    ok: bool = False  # score and overlap reach the calibrated cuts, and nothing is missing
-
-
-def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: Calibration = MINILM) -> Support:
-    """How well the abstracts of `papers` (together) support `claim` (citation markers ignored)."""
-    claim = strip_citations(claim)
-    sentences = [s for paper in papers for s in sentences_of(paper)]
-    # Titles count as support for what a paper is called and about, not generated labels
-    # (made of the abstract's own words, they add nothing).
-    sentences += [paper.title for paper in papers if not paper.title_is_generated]
-    if not claim or not sentences:
-        return Support(0.0)
-    text = " ".join(sentences)
-    matrix = vectors([claim, *sentences])
-    cosine = float(np.max(matrix[1:] @ matrix[0]))
-    terms = key_terms(claim)
-    overlap = len(terms & key_terms(text)) / len(terms) if terms else 0.0
-    score = round(cal.support_cosine_weight * cosine + (1 - cal.support_cosine_weight) * overlap, 4)
-    text_numbers = numbers(text)
-    lowered = text.lower()
-    missing = sorted(n for n in numbers(claim) if n not in text_numbers) + sorted(n for n in names(claim) if n not in lowered)
-    source_words = set(_PLAIN_WORD.findall(lowered))
-    missing += sorted(w for w in set(_PLAIN_WORD.findall(claim.lower())) & _GUARDED_WORDS if w not in source_words)
-    # Chinese words in a mostly English sentence ("SureLock 减少了 FLOPs by 30--50% [1]") pass the
-    # language rule and the key terms: the small model writes such broken Chinese, and an English
-    # abstract does not state it, so it must not reach a reader.
-    missing += sorted(w for w in chinese_runs(claim) if w not in text)
-    overlap = round(overlap, 4)
-    return Support(score, tuple(missing), overlap, score >= cal.min_support and overlap >= cal.min_overlap and not missing)
-
-
 def _looks_like_title(claim: str) -> bool:
     """"Name: what it is" at the start, or most longer words capitalised: a title, not a sentence."""
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z\-]*", claim) if len(w) > 3]

@@ -16,8 +16,9 @@ from rag.config import Settings
 from rag.conversation import resolve, turns_from_history
 from rag.errors import PaperchatError
 from rag.records import Answer, Turn
+from rag.support import support
 from rag.text import citations, is_instruction
-from rag.verify import draft_sentences, support
+from rag.verify import draft_sentences
 from tests.conftest import SEEDS, write_jsonl
 from tests.fakes import HashingEmbeddings, ScriptedChat
 

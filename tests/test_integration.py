@@ -105,8 +105,9 @@ def assert_cited_and_supported(result: dict, data_dir: Path) -> None:  # type: i
     real embedding model) finds it supported by them (a heading, a line ending in a colon like a
     Chinese answer's lead line, states nothing: the checker's own rule)."""
     from rag.config import Settings
+    from rag.support import support
     from rag.text import citations
-    from rag.verify import draft_sentences, support
+    from rag.verify import draft_sentences
 
     assert not result["abstained"] and result["sources"]
     by_n = {s["n"]: s for s in result["sources"]}

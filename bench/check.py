@@ -1,0 +1,120 @@
+"""The checker graded by labels: bench/claims.jsonl through `rag.support.support`, the function
+every answer sentence and `paperchat check --paper` goes through.
+
+    .venv/bin/python bench/check.py [--split dev|heldout|all] [--errors] [--out FILE]
+
+Each claim is checked against its own paper's abstract (and title), read from
+../shared/data/iclr2026/papers.jsonl (evaluation data: read there, never copied). Reported per
+split (dev: what rules and thresholds were tuned on; held-out: never looked at while tuning):
+supported claims kept, unsupported claims caught overall and per kind of edit, the Chinese
+claims apart, and milliseconds per claim. Columns "dev 1", "heldout 2" and so on: the claims of
+each writing batch (batch 2 was written after the rules were first tuned on batch 1's dev part). `--errors` prints every misjudged dev claim with its
+reasons (never the held-out ones: reading them would be tuning on them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rag.config import Settings  # noqa: E402
+from rag.records import Paper  # noqa: E402
+from rag.seams import Seams  # noqa: E402
+from rag.support import support  # noqa: E402
+
+CLAIMS = ROOT / "bench" / "claims.jsonl"
+ICLR = ROOT.parent / "shared" / "data" / "iclr2026" / "papers.jsonl"
+
+
+def load_claims(path: Path = CLAIMS) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_papers(ids: set[str], path: Path = ICLR) -> dict[str, Paper]:
+    papers = {}
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            if record["id"] in ids:
+                papers[record["id"]] = Paper(record["id"], record["abstract"], record["title"], False, url=record.get("url", ""))
+    return papers
+
+
+def share(hits: int, total: int) -> str:
+    return f"{hits / total:.3f} ({hits}/{total})" if total else "—"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", choices=("dev", "heldout", "all"), default="all")
+    parser.add_argument("--errors", action="store_true", help="print the misjudged dev claims with their reasons")
+    parser.add_argument("--batch", type=int, help="only the claims of this writing batch")
+    parser.add_argument("--out", type=Path, help="write every verdict as JSONL")
+    args = parser.parse_args()
+
+    claims = [c for c in load_claims() if args.split in ("all", c["split"]) and args.batch in (None, c["batch"])]
+    papers = load_papers({c["paper_id"] for c in claims})
+    seams = Seams(Settings())
+    vectors, cal = seams.vectors, seams.calibration
+    encoder = seams.multilingual
+    if encoder is None:
+        sys.exit(f"The multilingual encoder is needed for the Chinese claims: {seams.multilingual_problem}")
+    from rag.multilingual import encode
+
+    def multilingual(texts: list[str]):
+        return encode(encoder, texts)
+
+    support("warm up the models", [next(iter(papers.values()))], vectors, cal, multilingual)
+    support("预热", [next(iter(papers.values()))], vectors, cal, multilingual)
+    rows, elapsed = [], 0.0
+    for claim in claims:
+        started = time.perf_counter()
+        result = support(claim["claim"], [papers[claim["paper_id"]]], vectors, cal, multilingual)
+        elapsed += time.perf_counter() - started
+        rows.append((claim, result))
+
+    table: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for claim, result in rows:
+        right = result.ok == (claim["label"] == "supported")
+        for split in (claim["split"], f"{claim['split']} {claim['batch']}", "all"):
+            group = table[split]
+            lang = claim.get("lang", "en")
+            keys = [f"{lang}:{claim['label']}"] + ([f"{lang}:unsupported:{claim['kind']}"] if claim["label"] == "unsupported" else [])
+            for key in keys:
+                group[key]["total"] += 1
+                group[key]["right"] += right
+
+    splits = [s for s in ("dev", "dev 1", "dev 2", "heldout", "heldout 1", "heldout 2", "all") if s in table]
+    print(f"| measure | {' | '.join(splits)} |")
+    print(f"|---|{'---|' * len(splits)}")
+    keys = sorted({k for s in splits for k in table[s]}, key=lambda k: (k.split(":")[0] != "en", k.count(":"), k))
+    for key in keys:
+        lang, label, *kind = key.split(":")
+        name = f"{lang} supported kept" if label == "supported" else f"{lang} unsupported caught" + (f": {kind[0]}" if kind else "")
+        print(f"| {name} | {' | '.join(share(table[s][key]['right'], table[s][key]['total']) for s in splits)} |")
+    print(f"| ms per claim | {1000 * elapsed / max(1, len(rows)):.1f} |")
+
+    if args.errors:
+        for claim, result in rows:
+            if claim["split"] == "dev" and result.ok != (claim["label"] == "supported"):
+                print(f"\n[{claim['label']}/{claim['kind']}/{claim.get('lang', 'en')}] {claim['claim']}")
+                print(f"  score {result.score} overlap {result.overlap} missing {list(result.missing)}")
+                print(f"  findings {[f.detail for f in result.findings]}")
+                print(f"  aligned: {result.evidence[0][:200] if result.evidence else ''}")
+                print(f"  label reason: {claim['reason']}")
+    if args.out:
+        with args.out.open("w", encoding="utf-8") as out:
+            for claim, result in rows:
+                verdict = {"ok": result.ok, "score": result.score, "overlap": result.overlap, "missing": list(result.missing)}
+                out.write(json.dumps({**claim, **verdict, "findings": [f.detail for f in result.findings]}, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Whether abstracts support a claim: the one checker behind every answer sentence and
+`paperchat check`.
+
+    claim ──▶ the abstract sentences it is closest to (sentence embeddings; the multilingual
+      │       encoder for a Chinese claim)
+      ├─ similarity and shared key terms reach the calibrated cuts (rag/calibration.py)
+      ├─ every number, coined name and guarded word of the claim occurs in the abstract
+      └─ no objection of the meaning rules (rag/entailment.py: ranges and hedges, direction,
+         negation, subject, strong words)
+    ──▶ Support(score, missing, overlap, findings, evidence, ok)
+
+Measured against hand labels, not against itself: bench/claims.jsonl through bench/check.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag.calibration import MINILM, MULTILINGUAL, Calibration
+from rag.entailment import Finding, word_findings
+from rag.evidence import SentenceVectors, contribution_sentence, sentences_of
+from rag.records import Paper
+from rag.restatement import restatement_findings
+from rag.text import MAX_NAME_WORDS, bare_name, chinese_runs, key_terms, language_of, names, numbers, plain, strip_citations
+
+# How many of the abstract's sentences a claim is read against by the meaning rules: a synthesis
+# of two sentences restates two.
+ALIGNED_SENTENCES = 2
+_PLAIN_WORD = re.compile(r"[a-z']+")
+# A spelled-out quantity turns a copied sentence into a new number ("... by ninety percent"): it
+# must be in the source, as a word or as its digits. (Negations are read by rag/entailment.py.)
+_SPELLED = {
+    "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
+    "eleven": "11", "twelve": "12", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
+    "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100", "half": "50", "twice": "2", "double": "2", "triple": "3",
+    "thousand": "1000", "million": "", "billion": "", "percent": "%",
+}  # fmt: skip
+_GUARDED_WORDS = frozenset(_SPELLED)
+
+
+Encode = Callable[[list[str]], np.ndarray]  # texts → normalised rows (the multilingual encoder)
+
+
+@dataclass(frozen=True)
+class Support:
+    score: float  # higher is better
+    missing: tuple[str, ...] = ()  # numbers, names and guarded words the claim states that the abstract does not
+    overlap: float = 0.0  # share of the claim's key terms that occur in the cited abstract(s)
+    ok: bool = False  # score and overlap reach the calibrated cuts, nothing is missing, no rule objects
+    findings: tuple[Finding, ...] = ()  # what the meaning rules object to
+    evidence: tuple[str, ...] = ()  # the abstract sentences the claim is closest to, best first
+
+
+def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: Calibration = MINILM, multilingual: Encode | None = None) -> Support:
+    """How well the abstracts of `papers` (together) support `claim` (citation markers ignored).
+    A Chinese claim is compared by the multilingual encoder when one is given."""
+    claim = strip_citations(claim)
+    sentences = [s for paper in papers for s in sentences_of(paper)]
+    # Titles count as support for what a paper is called and about, not generated labels
+    # (made of the abstract's own words, they add nothing).
+    sentences += [paper.title for paper in papers if not paper.title_is_generated]
+    if not claim or not sentences:
+        return Support(0.0)
+    chinese = language_of(claim) == "zh"
+    if chinese and multilingual is not None:
+        matrix = np.asarray(multilingual([claim, *sentences]), dtype=np.float32)
+    else:
+        matrix = vectors([claim, *sentences])
+    cosines = matrix[1:] @ matrix[0]
+    order = np.argsort(-cosines)
+    aligned = [sentences[i] for i in order[:ALIGNED_SENTENCES]]
+    cosine = float(cosines[order[0]])
+    text = " ".join(sentences)
+    terms = key_terms(claim)
+    overlap = round(len(terms & key_terms(text)) / len(terms) if terms else 0.0, 4)
+    flat, flat_claim = plain(text), plain(claim)
+    lowered = flat.lower()
+    text_numbers = numbers(flat)
+    missing = sorted(n for n in numbers(flat_claim) if n not in text_numbers) + sorted(n for n in names(flat_claim) if not _states_name(n, lowered))
+    source_words = set(_PLAIN_WORD.findall(lowered))
+    digits = text_numbers | ({"%"} if "%" in flat else set())
+    missing += sorted(w for w in set(_PLAIN_WORD.findall(flat_claim.lower())) & _GUARDED_WORDS if w not in source_words and _SPELLED[w] not in digits)
+    if chinese:
+        # Read by meaning alone: its words are not the abstract's. Numbers and names still must be there.
+        score = round(cosine, 4)
+        objections = tuple(word_findings(claim, sentences, aligned))
+        ok = score >= MULTILINGUAL.min_support and not missing and not objections if multilingual is not None else False
+        return Support(score, tuple(missing), overlap, ok, objections, tuple(aligned))
+    # Chinese words in a mostly English sentence ("SureLock 减少了 FLOPs by 30--50% [1]") pass the
+    # language rule and the key terms: the small model writes such broken Chinese, and an English
+    # abstract does not state it, so it must not reach a reader.
+    missing += sorted(w for w in chinese_runs(claim) if w not in text)
+    score = round(cal.support_cosine_weight * cosine + (1 - cal.support_cosine_weight) * overlap, 4)
+    objections = (*word_findings(claim, sentences, aligned), *restatement_findings(claim, sentences, aligned, _own_names(papers)))
+    ok = score >= cal.min_support and overlap >= cal.min_overlap and not missing and not objections
+    return Support(score, tuple(missing), overlap, ok, objections, tuple(aligned))
+
+
+def _states_name(name: str, lowered: str) -> bool:
+    """The abstract (lower-cased) has the name, or each part of a compound of names ("audio-VAE"),
+    singular or plural ("MPNNs" for "MPNN")."""
+    name = bare_name(name)
+    return name in lowered or all(part in lowered or part.rstrip("s") in lowered for part in name.split("-") if part)
+
+
+def _own_names(papers: Sequence[Paper]) -> set[str]:
+    """The names the papers give their own contributions: in the title, or where the abstract says what it does."""
+    own: set[str] = set()
+    for paper in papers:
+        head, colon, _ = paper.title.partition(":")
+        own |= names(contribution_sentence(paper)) | ({head.strip().lower()} if colon and len(head.split()) <= MAX_NAME_WORDS else set())
+    return own
