@@ -23,7 +23,7 @@ from rag.corpus_cache import CorpusCache
 from rag.errors import NoIndexError, PaperchatError
 from rag.filters import field_values, with_said_filters
 from rag.lexical import LexicalIndex
-from rag.records import Answer, AnswerEvent, Group, IngestReport, MapPoint, Paper, Turn
+from rag.records import Answer, AnswerEvent, Check, Group, IngestReport, MapPoint, Paper, Turn
 from rag.routing import Mode, parse_mode, route
 from rag.seams import Seams
 
@@ -231,7 +231,7 @@ class Paperchat:
             yield event
 
     def _mode_events(self, request: Request, mode: Mode, page: int) -> Iterator[AnswerEvent]:
-        from rag import answer, compare, listing, prompts, summarize
+        from rag import answer, check, compare, listing, prompts, summarize
 
         context = self.context()
         if mode is Mode.COMPARE:
@@ -243,6 +243,8 @@ class Paperchat:
             return summarize.summarize_events(request, context)
         if mode is Mode.LIST:
             return listing.list_events(request, context, page)
+        if mode is Mode.CHECK:
+            return check.check_events(request, context)
         return answer.answer_events(request, context)
 
     def ask(self, question: str, history: Sequence[Turn] = (), **options: Any) -> Answer:
@@ -255,7 +257,27 @@ class Paperchat:
     def context(self) -> Context:
         """What a mode is given: this corpus, the seams it drafts and checks with, and the limits."""
         seams, settings = self.seams, self.settings
-        return Context(self, seams.chat, seams.vectors, seams.calibration, settings.answer_sources, settings.answer_sentences, seams.capable, seams.backend)
+        return Context(
+            self, seams.chat, seams.vectors, seams.calibration, settings.answer_sources, settings.answer_sentences, seams.capable, seams.backend,
+            self._encode_multilingual if settings.multilingual else None,
+        )  # fmt: skip
+
+    def _encode_multilingual(self, texts: list[str]) -> Any:
+        """The multilingual encoder's rows for `texts`, loaded on first use (a Chinese claim to check)."""
+        from rag.multilingual import encode
+
+        encoder = self.seams.multilingual
+        if encoder is None:
+            raise PaperchatError(f"The multilingual model is unavailable ({self.seams.multilingual_problem}), so text in Chinese cannot be checked.")
+        return encode(encoder, texts)
+
+    def check(self, claim: str, paper_id: str | None = None) -> Check:
+        """`claim` checked against the abstract of `paper_id`, or against the papers that bear on it
+        (rag/check.py): the checker every answer sentence goes through."""
+        from rag.check import check_claim
+
+        self.papers_by_id()  # no index: say so before any model is built
+        return check_claim(claim, self.context(), paper_id)
 
     def warm_up(self) -> None:
         """Load what the first question would otherwise wait for: the embedding model, the store,

@@ -22,6 +22,7 @@ import typer
 from rag.errors import NoIndexError, PaperchatError
 from rag.records import Answer
 from rag.routing import Mode
+from rag.text import readable
 
 app = typer.Typer(
     help="Ask questions about research-paper abstracts, offline. Data lives in $PAPERCHAT_DATA_DIR (default ./data).",
@@ -189,9 +190,10 @@ def _read_batch(path: Path) -> list[str]:
     return [row["q"] for row in _read_batch_objects(path)]
 
 
-def _read_batch_objects(path: Path) -> list[dict[str, Any]]:
+def _read_batch_objects(path: Path, key: str = "q") -> list[dict[str, Any]]:
+    """The objects of a JSON-lines batch file, each with a string `key`."""
     if not path.is_file():
-        raise PaperchatError(f'{path} does not exist; give a file with one JSON object per line, like {{"q": "..."}}.')
+        raise PaperchatError(f'{path} does not exist; give a file with one JSON object per line, like {{"{key}": "..."}}.')
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
         if not line.strip():
@@ -199,9 +201,9 @@ def _read_batch_objects(path: Path) -> list[dict[str, Any]]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise PaperchatError(f'{path}:{number}: not JSON ({exc.msg}); each line must be like {{"q": "..."}}.') from exc
-        if not isinstance(obj, dict) or not isinstance(obj.get("q"), str):
-            raise PaperchatError(f'{path}:{number}: each line must be an object with a string "q".')
+            raise PaperchatError(f'{path}:{number}: not JSON ({exc.msg}); each line must be like {{"{key}": "..."}}.') from exc
+        if not isinstance(obj, dict) or not isinstance(obj.get(key), str):
+            raise PaperchatError(f'{path}:{number}: each line must be an object with a string "{key}".')
         rows.append(obj)
     return rows
 
@@ -264,6 +266,45 @@ def _read_json_file(path: Path, option: str) -> object:
 def _read_ask_batch(path: Path) -> list[tuple[str, object]]:
     rows = _read_batch_objects(path)
     return [(row["q"], row.get("history") or []) for row in rows]
+
+
+@app.command()
+def check(
+    claim: Annotated[str | None, typer.Argument(help="A statement about the papers, in English or Chinese.")] = None,
+    paper: Annotated[str | None, typer.Option("--paper", help="Check against this paper's abstract only (an id of `paperchat papers`).")] = None,
+    claims: Annotated[Path | None, typer.Option("--claims", help='Batch: JSON lines {"claim": ..., "paper_id": ...}; prints a JSON list, in order.')] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Check a statement against the abstracts: supported, unsupported or no_evidence, with the sentences and reasons."""
+    if (claim is None) == (claims is None):
+        typer.echo("error: give a CLAIM or --claims FILE (not both).", err=True)
+        raise typer.Exit(2)
+    try:
+        api = _api()
+        if claims is not None:
+            rows = _read_batch_objects(claims, key="claim")
+            _emit([_row_or_error("claim", row["claim"], partial(_check_json, api, row["claim"], row.get("paper_id"))) for row in rows])
+            return
+        document = _check_json(api, claim or "", paper)
+    except PaperchatError as exc:
+        fail(str(exc), as_json)
+    if as_json:
+        _emit(document)
+        return
+    typer.echo(f"{document['verdict']}: {document['claim']}")
+    for reason in document["reasons"]:  # type: ignore[attr-defined]
+        typer.echo(f"  because {reason}")
+    for row in document["papers"]:  # type: ignore[attr-defined]
+        typer.echo(f"\n{readable(row['title'])}  ({row['paper_id']}, support {row['support']:.2f})")
+        for sentence in row["evidence"]:
+            typer.echo(f"  “{readable(sentence)}”")
+
+
+def _check_json(api: Any, claim: str, paper_id: object) -> dict[str, object]:
+    if paper_id is not None and not isinstance(paper_id, str):
+        raise PaperchatError(f'"paper_id" must be a string (an id of `paperchat papers`), not {paper_id!r}.')
+    document: dict[str, object] = api.check(claim, paper_id).to_json()
+    return document
 
 
 eval_app = typer.Typer(help="The project's own quality and speed measurements.", no_args_is_help=True)

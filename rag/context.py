@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rag.calibration import Calibration
 from rag.records import AppliedFilter, Group, Paper, Turn
@@ -79,6 +79,8 @@ class Context:
     # The backend can rewrite questions and write Chinese (a model the user chose, not the 135M default).
     capable: bool = False
     backend: str = "none"  # what drafts, for the answer's record; never a key
+    # The multilingual encoder (texts → normalised rows): how a Chinese claim is checked; None when the channel is off.
+    multilingual: Callable[[list[str]], Any] | None = None
 
     def calibration_for(self, found: SearchResult) -> Calibration:
         """The thresholds for whether the papers `found` are about its question: one searched in the

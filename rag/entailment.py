@@ -29,7 +29,7 @@ class Finding:
 
 # -- words ---------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’]*(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?")
+_TOKEN = re.compile(r"[A-Za-zµα-ωΑ-Ω][A-Za-z0-9µα-ωΑ-Ω'’]*(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?")
 
 
 def tokens(text: str) -> list[str]:
@@ -118,15 +118,14 @@ impaired decline declines declined lag lags shorten shortens shortened fall fall
 mitigating alleviate alleviates alleviating suppress suppresses suppressing prevent prevents preventing vanish vanishes weaker weak
 narrow narrows narrowed narrowing slow slows slowed slowing slowdown""".split()
 DIRECTION = {**dict.fromkeys(_UP, 1), **dict.fromkeys(_DOWN, -1)}
-# Words that flip what a direction word means for the reader: "lower error" is an improvement, so
-# the object matters; the rule compares a claim's direction word with the abstract's around the
-# same object, never across objects.
+# How far from a direction word its object is looked for: directions are compared said of the same
+# object only ("lower error" is good news, "lower accuracy" bad).
 _OBJECT_WINDOW = 4
 FUNCTION_WORDS = frozenset(
     """the a an of by to in on for with and or its their our this that these those over than as at from up whether how what which who
     is are was were be been being can could will would may might should must do does did has have had it they them we us only also all so
     such both each more most much very there into any during while when where after before within through throughout upon among between
-    per every given""".split()
+    per every given unlike like versus compared""".split()
 )
 
 
@@ -178,10 +177,11 @@ NEGATION = frozenset(
 # zeros" negates "this", not "assigning".
 _OBJECT_CUES = frozenset("avoid avoids avoiding eliminate eliminates eliminating prevent prevents preventing preclude precludes".split())
 _FALL_SHORT = re.compile(r"\b(?:fall|falls|fell|falling)\s+short\b", re.I)
+# "weight decay rather than µP": what follows is negated.
+_INSTEAD = re.compile(r"\b(?:rather\s+than|instead\s+of)\b", re.I)
 # An abstract's negation covers its clause, up to this many words ("without the need for costly
 # ray marching"); a claim's negation is judged by the first content word it covers.
 _SCOPE = 6
-_CLAUSE_END = frozenset(",;:.")
 # Prefixes that make a word its opposite ("unreliably", "inadequate", "non-trivial").
 _NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "non-", "non", "dis")
 _MIN_PREFIXED = 6  # "input" is no negated "put"
@@ -195,7 +195,7 @@ def _negations(text: str) -> tuple[set[str], set[str], set[str]]:
     negated: set[str] = set()
     stated: set[str] = set()
     heads: set[str] = set()
-    for clause in re.split(r"[,;:.]", _FALL_SHORT.sub("fail", text)):
+    for clause in re.split(r"[,;:.]", _FALL_SHORT.sub("fail", _INSTEAD.sub("not", text))):
         words = tokens(clause)
         stems = stems_of(words)
         covered: set[int] = set()
@@ -286,7 +286,9 @@ def _words_and_parts(text: str) -> list[str]:
 
 
 def _strengths(text: str) -> set[str]:
-    """The strong words a claim uses, by group: the words themselves ("consistency" is not "consistently")."""
+    """The strong words a claim uses, by group: the words themselves ("consistency" is not
+    "consistently"), and not "any" after a negation ("without any training" is "without training")."""
+    text = re.sub(r"\b(?:without|no|not|never)\s+any\b", "without", text, flags=re.I)
     found = {_STRONG_WORDS[w] for w in _words_and_parts(text) if w in _STRONG_WORDS}
     return found | {group for phrase, group in _STRONG_PHRASES.items() if phrase in text.lower()}
 
@@ -330,6 +332,12 @@ def proper_noun_findings(claim: str, abstract: str) -> list[Finding]:
 # by the same ideas in Chinese words: its negation, its direction, prior work as its subject and
 # its strong words must be the sentence's.
 _ZH_NEGATION = re.compile(r"不(?!同|断|仅|少|久|论)|没有|无需|无须|无法|未|免|并非|而非|缺乏|避免|无(?!关|论)")
+_ZH_REQUIRES = re.compile(r"需要|需|要求|依赖")
+_NO_NEED = re.compile(
+    r"\b[\w-]+-free\b|\bwithout\b|\bno need\b|\bavoids?\b|\bnot require|\bno (?:additional |extra )?(?:training|fine-tuning|retraining)\b", re.I
+)
+# What a sentence says a method cannot do, as plainly in any clause ("they fail to maintain ...").
+_FAILS = re.compile(r"\b(?:fails?|failed|cannot|unable|struggles?|falls? short)\b", re.I)
 _ZH_UP = re.compile(r"提高|提升|增加|增强|加快|更快|更高|更多|多用|优于|超过|超越|扩大|加剧|高出|上升|更强|更好")
 _ZH_DOWN = re.compile(r"降低|减少|下降|减小|缩短|更低|更慢|更少|少用|劣于|不如|缩小|缓解|削弱|更差")
 _ZH_PRIOR = re.compile(r"^(?:大多数|多数|许多|很多)?(?:现有|以往|传统|此前|之前|已有|过去)")
@@ -349,10 +357,14 @@ def chinese_findings(claim: str, aligned: Sequence[str]) -> list[Finding]:
     def negates(text: str) -> bool:
         return any(w in NEGATION or w.endswith("-free") for w in tokens(text)) or bool(_FALL_SHORT.search(text))
 
-    # A negation in the claim may restate either sentence it is nearest; a sentence it restates
-    # best keeps its negation.
-    if claim_negates != (negates(sentence) or (claim_negates and any(negates(plain(s)) for s in aligned[1:]))):
-        found.append(Finding("negation", "adds a negation the abstract does not state" if claim_negates else "drops the abstract's negation"))
+    # A negation the claim adds to what no sentence it is nearest negates; or a requirement it states
+    # ("需要重新训练") where the sentence it restates says the method needs none ("training-free").
+    if claim_negates and not any(negates(plain(s)) for s in aligned):
+        found.append(Finding("negation", "adds a negation the abstract does not state"))
+    elif not claim_negates and _ZH_REQUIRES.search(claim) and _NO_NEED.search(sentence):
+        found.append(Finding("negation", "says it needs what the abstract says it does without"))
+    elif not claim_negates and _FAILS.search(sentence):
+        found.append(Finding("negation", "drops the abstract's negation ('fails', 'cannot')"))
     signs = {sign for _, sign, _ in _direction_pairs(words)}
     claimed = {1} if _ZH_UP.search(claim) else set()
     claimed |= {-1} if _ZH_DOWN.search(claim) else set()

@@ -111,6 +111,16 @@ LEAD_DRAFT = "The answer, written in English from the abstracts; each sentence w
 LEAD_APPROACHES = "Each paper's approach in its abstract's own words, in English, with its source number:"
 # Abstracts with no usable sentence (all instructions, say): the answer points at them instead.
 SEE_ABSTRACT = "See the abstract of {title} [{n}]."
+# A claim checked against the abstracts (rag/check.py): the verdict line heads the abstracts' own
+# sentences, so the answer holds only those (a line ending in a colon states nothing).
+CHECK_SUPPORTED = "Supported: the abstract says so, in these words:"
+CHECK_UNSUPPORTED = "Not supported by the abstracts. What the papers that bear on it say:"
+CHECK_NO_EVIDENCE = "No paper in the corpus ({count} papers) bears on this claim, so it cannot be checked here."
+CHECK_EMPTY = "Give the claim to check, e.g. “Is it true that SureLock cuts FLOPs by 60–80%?”"
+CHECK_REASON_MISSING = "states {missing}, which the abstract does not"
+CHECK_REASON_WEAK = "the abstract says nothing this close (support {score:.2f})"
+CHECK_REASON_PAPER = "{title}: {reason}"
+
 # What the checker says of a draft sentence it removed (shown under the answer, and in its JSON).
 DROP_UNFINISHED = "an unfinished sentence"
 DROP_NOT_ENGLISH = "not in English, so it cannot be checked against the abstracts"
@@ -205,6 +215,7 @@ MODE_ANSWER = "answer"
 MODE_SUMMARY = "summary"
 MODE_COMPARISON = "comparison"
 MODE_LIST = "list"
+MODE_CHECK = "check"
 GENERATED_TITLE = "generated title"
 GENERATED_TITLE_WHY = "The record had no title; this label was made from the abstract."
 TITLE_GENERATED = "{title} (generated title)"
@@ -311,6 +322,7 @@ ZH: dict[str, str] = {
     "MODE_SUMMARY": "总结",
     "MODE_COMPARISON": "比较",
     "MODE_LIST": "列表",
+    "MODE_CHECK": "核实",
     "GENERATED_TITLE": "生成的标题",
     "GENERATED_TITLE_WHY": "该记录没有标题，这个标签是根据摘要生成的。",
     "TITLE_GENERATED": "{title}（生成的标题）",
@@ -318,6 +330,10 @@ ZH: dict[str, str] = {
     "FILTER_SAID": "原话：“{said}”",
     "EXPORT_FILTERS": "筛选条件：{filters}",
     "EXPORT_REFERENCES": "参考文献：",
+    "CHECK_SUPPORTED": "成立：摘要原文（英文）如下：",
+    "CHECK_UNSUPPORTED": "摘要不支持这一说法。相关论文的摘要原文（英文）如下：",
+    "CHECK_NO_EVIDENCE": "语料库（{count} 篇论文）中没有论文涉及这一说法，无法在此核实。",
+    "CHECK_EMPTY": "请给出要核实的说法，例如“SureLock 把 FLOPs 减少了 60–80%，这是真的吗？”",
 }
 
 

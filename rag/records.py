@@ -216,6 +216,7 @@ class Answer:
     comparison: Comparison | None = None  # mode "compare": the table the text discusses
     filters: tuple[AppliedFilter, ...] = ()  # what the answer was restricted to
     page: Page | None = None  # mode "list": which page of how many papers `sources` are
+    check: Check | None = None  # mode "check": the verdict the text reports
 
     def cited(self) -> list[int]:
         return sorted(set(citations(self.text)))
@@ -256,6 +257,44 @@ class Answer:
             "filters": [f.to_json() for f in self.filters],
             # mode "list": `sources` are this page's papers; `total` is the whole count.
             "page": self.page.to_json() if self.page else None,
+            # mode "check": `paperchat check --json`'s document for the claim asked about.
+            "check": self.check.to_json() if self.check else None,
+        }
+
+
+@dataclass(frozen=True)
+class CheckedPaper:
+    """One paper a claim was checked against: the sentences of its abstract nearest the claim."""
+
+    paper_id: str
+    title: str
+    evidence: tuple[str, ...]
+    support: float
+    supported: bool
+    reasons: tuple[str, ...] = ()  # why it does not support the claim, for a reader
+
+
+@dataclass(frozen=True)
+class Check:
+    """A claim checked against the abstracts (`paperchat check`, the app's /check, "is it true
+    that ..." in the chat): supported when a paper's abstract supports it, unsupported when the
+    papers that bear on it do not, no_evidence when no paper bears on it."""
+
+    claim: str
+    verdict: Literal["supported", "unsupported", "no_evidence"]
+    papers: tuple[CheckedPaper, ...] = ()
+    reasons: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        """The `paperchat check --json` contract."""
+        return {
+            "claim": self.claim,
+            "verdict": self.verdict,
+            "papers": [
+                {"paper_id": p.paper_id, "title": p.title, "evidence": list(p.evidence), "support": round(p.support, 4), "supported": p.supported}
+                for p in self.papers
+            ],
+            "reasons": list(self.reasons),
         }
 
 

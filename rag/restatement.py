@@ -49,6 +49,14 @@ _SUBORDINATE = re.compile(r"^(?:whereas|while|unlike|although|though|compared (?
 _CONTRAST = re.compile(r"\b(?:unlike|compared (?:to|with)|than|over|instead of|rather than|in contrast to|beyond|outperform\w*|surpass\w*)\s+$", re.I)
 
 
+def _restated_clause(claim: str, sentence: str) -> str:
+    """The clause of a contrasting sentence ("Existing methods retrain ..., while our method edits
+    ...") whose words the claim's predicate shares most."""
+    clauses = [c for c in _CLAUSES.split(sentence) if c.strip()]
+    said = set(stems_of([w for w in tokens(claim) if w not in FUNCTION_WORDS][2:]))
+    return max(clauses, key=lambda c: len(said & set(stems_of(tokens(c))))) if clauses else sentence
+
+
 def _contrasted_subject(claim: str, sentence: str) -> str:
     """The claim's opening words (its subject) when the sentence it restates names them only as
     what the method is contrasted with."""
@@ -75,7 +83,7 @@ def subject_findings(claim: str, sentences: Sequence[str], aligned: Sequence[str
     """The claim gives prior work the method's result, or one named thing what the abstract says
     of another ("the SLRA unifies …", where the abstract says the method does)."""
     found = []
-    if _PRIOR_SUBJECT.search(claim) and aligned and not any(PRIOR_CONTEXT.search(plain(s)) for s in aligned):
+    if _PRIOR_SUBJECT.search(claim) and aligned and not any(PRIOR_CONTEXT.search(_restated_clause(claim, plain(s))) for s in aligned):
         found.append(Finding("subject", "gives prior work or a baseline what the abstract says of the proposed method"))
         return found
     # "Whereas traditional MPNNs ..., the IBG-based network ...": the subject is the main clause's.

@@ -31,6 +31,7 @@ class Mode(StrEnum):
     SUMMARIZE = "summarize"
     COMPARE = "compare"
     LIST = "list"
+    CHECK = "check"  # a claim to check against the abstracts ("Is it true that ...?")
 
 
 def parse_mode(text: str) -> Mode:
@@ -125,6 +126,19 @@ CORPUS_QUESTION = re.compile(
 )
 
 
+# A claim given to be checked: "Is it true that SureLock cuts FLOPs by 60–80%?", "Fact-check: ...",
+# "..., right?", "SureLock 把 FLOPs 减少了 60–80%，这是真的吗？". The words that ask, once: rag/check.py
+# takes the same words off the claim.
+CHECK_OPENING = (
+    r"(?:is\s+it\s+(?:really\s+)?(?:true|correct|right|the\s+case|accurate)(?:\s+that)?|true\s+or\s+false\s*:?"
+    r"|fact[- ]?check(?:\s+(?:this|the\s+claim))?\s*:?|(?:please\s+)?(?:verify|check)(?:\s+(?:the|this)\s+claim|\s+(?:that|whether|if)\b|\s*:))"
+)
+CHECK_CLOSING = r"(?:(?:—|–|-)\s*)?(?:is\s+(?:this|that)\s+(?:claim\s+)?(?:true|correct|accurate)|true\s+or\s+false|right)\s*\?"
+CHECK_OPENING_ZH = r"(?:请)?(?:核实|核查|查证)(?:一下)?[：:]?"
+CHECK_CLOSING_ZH = r"(?:这|这个说法|这种说法|该说法)?(?:是真的吗|是否属实|属实吗|是不是真的|对吗|准确吗)[？?]?"
+CHECK_REQUEST = re.compile(rf"^\W*{CHECK_OPENING}|[,;:.\s]{CHECK_CLOSING}\s*$|{CHECK_CLOSING_ZH}\s*$|^\W*{CHECK_OPENING_ZH}", re.I)
+
+
 def extreme_asked(question: str) -> Quantity | None:
     """The quantity a question asks the largest reported value of, or None."""
     return quantity_asked(question) if _EXTREME_FRAME.search(question) else None
@@ -132,6 +146,8 @@ def extreme_asked(question: str) -> Quantity | None:
 
 def route(question: str) -> Mode:
     """The mode a question's wording asks for: never AUTO."""
+    if CHECK_REQUEST.search(question):
+        return Mode.CHECK
     theme_zh = _THEME_ZH.search(question) or (LIST_REQUEST_ZH.search(question) and _SUMMARY_VERB_ZH.search(question))
     listing = LIST_REQUEST.search(question) or (LIST_REQUEST_ZH.search(question) and (not theme_zh or _PAPERS_THAT_ZH.search(question)))
     if (listing and not CORPUS_QUESTION.search(question)) or extreme_asked(question):

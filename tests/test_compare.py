@@ -66,10 +66,10 @@ def test_a_compare_request_naming_fewer_than_two_papers_is_answered_and_says_how
 
 def test_the_paragraph_is_verified_like_an_answer(corpus: Path) -> None:  # noqa: F811
     draft = f"Both papers are the best ever written [1][2]. {SURELOCK_FLOPS} [2]. ReST-KV is 99x faster than everything [2]."
-    api, answer = ask(corpus, "Compare SureLock and ReST-KV", draft)
+    _, answer = ask(corpus, "Compare SureLock and ReST-KV", draft)
     assert "best ever" not in answer.text and "99x" not in answer.text
     assert "FLOPs" in answer.text and "[1]" in answer.text  # re-cited to SureLock, source [1]
-    assert_verified(api, answer)
+    assert_verified(answer)
 
 
 def test_unmatched_aspects_say_not_stated() -> None:

@@ -197,6 +197,16 @@ def test_client_asks_follows_up_and_searches(served: str) -> None:
     assert len(found["results"]) == 3 and "ReST-KV" in found["results"][0]["title"]
 
 
+def test_client_checks_a_claim(served: str) -> None:
+    from gradio_client import Client
+
+    client = Client(served, verbose=False)
+    narrowed = client.predict("SureLock reduces algorithmic FLOPs by 30% relative to the same sampler without locking", api_name="/check")
+    assert narrowed["verdict"] == "unsupported" and "SureLock" in narrowed["papers"][0]["title"] + narrowed["papers"][0]["evidence"][0]
+    with pytest.raises(Exception, match="Empty claim"):
+        client.predict("  ", api_name="/check")
+
+
 def test_client_gets_clear_errors_for_empty_and_overlong_questions(served: str) -> None:
     from gradio_client import Client
 

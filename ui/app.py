@@ -17,7 +17,7 @@ from ui import render
 from ui.handlers import Handlers
 
 # The mode buttons: one per rag.routing.Mode, labelled as a reader would say it.
-MODE_LABELS = {Mode.AUTO: "Auto", Mode.ANSWER: "Ask", Mode.SUMMARIZE: "Summarize", Mode.COMPARE: "Compare", Mode.LIST: "List"}
+MODE_LABELS = {Mode.AUTO: "Auto", Mode.ANSWER: "Ask", Mode.SUMMARIZE: "Summarize", Mode.COMPARE: "Compare", Mode.LIST: "List", Mode.CHECK: "Check"}
 # Every event that searches, drafts or ingests shares one queue slot pool (PAPERCHAT_APP_CONCURRENCY);
 # Gradio's default would give each event its own.
 WORK = "paperchat-work"
@@ -153,4 +153,5 @@ def build_app(api: Paperchat) -> gr.Blocks:
         demo.load(on.page, None, [status, example_list], api_visibility="private")
         gr.api(on.ask_api, api_name="ask", concurrency_id=WORK)
         gr.api(on.search_api, api_name="search", concurrency_id=WORK)
+        gr.api(on.check_api, api_name="check", concurrency_id=WORK)
     return demo

@@ -186,6 +186,16 @@ class Handlers:
         except PaperchatError as exc:
             raise gr.Error(str(exc)) from exc
 
+    def check_api(self, claim: str, paper_id: str | None = None) -> dict[str, Any]:
+        """Check a statement against the abstracts; the result is `paperchat check --json`'s document:
+        {"claim", "verdict": supported | unsupported | no_evidence, "papers": [...], "reasons": [...]}.
+        `paper_id`: check against that paper's abstract only."""
+        claim = self.checked(claim, "Empty claim: pass the statement to check as the first argument.")
+        try:
+            return self.api.check(claim, paper_id or None).to_json()
+        except PaperchatError as exc:
+            raise gr.Error(str(exc)) from exc
+
     def search_api(self, query: str, k: int = 10) -> dict[str, Any]:
         """Papers for a query, best first: {"query", "results": [{"paper_id", "title", "score", "relevance", "abstract", "url"}]}."""
         if not 1 <= k <= MAX_API_RESULTS:

@@ -18,7 +18,7 @@ from rag.text import CITATION, cited_numbers, readable, title_name
 
 ABSTRACT_PREVIEW_CHARS = 600
 # A turn's words are in its answer's language (`language`: "en", "zh", "other"; rag/prompts.py `say`).
-_MODE_NAMES = {Mode.ANSWER: "MODE_ANSWER", Mode.SUMMARIZE: "MODE_SUMMARY", Mode.COMPARE: "MODE_COMPARISON", Mode.LIST: "MODE_LIST"}
+_MODE_NAMES = {Mode.ANSWER: "MODE_ANSWER", Mode.SUMMARIZE: "MODE_SUMMARY", Mode.COMPARE: "MODE_COMPARISON", Mode.LIST: "MODE_LIST", Mode.CHECK: "MODE_CHECK"}
 
 
 def _link(title: str, url: str) -> str:

@@ -1,0 +1,66 @@
+"""The meaning rules (rag/entailment.py, rag/restatement.py) on claims labelled by reading the
+sentence they edit: each kind of minimal edit is objected to, and the true restatement beside it is
+not. Pure functions: no model."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.entailment import word_findings
+from rag.restatement import restatement_findings
+
+SURELOCK = "On LLaDA-8B, SureLock reduces algorithmic FLOPs by 30--50\\% relative to the same sampler without locking."
+RESTKV = "ReST-KV achieves up to 10.61$\\times$ reduction in decoding latency at 128k context length."
+FASTVGGT = "We propose FastVGGT, a training-free framework that strategically prunes these redundant tokens."
+SPECTRAL = (
+    "To maintain the semantic quality of representations learned by an efficient student, we introduce Spectral Filtering which "
+    "exploits a cross-modal covariance matrix over the softmaxed similarities measured by a strong teacher model."
+)
+MUP = "For the remainder of training it is weight decay rather than µP that correctly stabilizes the update dynamics across widths."
+TASKS = "Our approach improves attribution accuracy across diverse tasks, including image classification, language modeling, and diffusion."
+PRIOR = "Existing methods retrain the model for every new concept, while our method edits activations at inference time."
+
+
+def objections(claim: str, sentence: str, own: set[str] = frozenset()) -> list[str]:
+    sentences = [sentence]
+    return [f.kind for f in (*word_findings(claim, sentences, sentences), *restatement_findings(claim, sentences, sentences, own))]
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "kind"),
+    [
+        ("On LLaDA-8B, SureLock reduces algorithmic FLOPs by 30% relative to the same sampler.", SURELOCK, "range_hedge"),
+        ("ReST-KV achieves a 10.61x reduction in decoding latency at 128k context length.", RESTKV, "range_hedge"),
+        ("On LLaDA-8B, SureLock increases algorithmic FLOPs by 30-50% relative to the same sampler.", SURELOCK, "direction"),
+        ("FastVGGT is a framework that requires training and prunes redundant tokens.", FASTVGGT, "negation"),
+        ("SureLock does not reduce algorithmic FLOPs relative to the same sampler without locking.", SURELOCK, "negation"),
+        ("Spectral Filtering uses similarities measured by the efficient student model.", SPECTRAL, "subject"),
+        ("For the remainder of training it is µP rather than weight decay that stabilizes the update dynamics.", MUP, "subject"),
+        ("Existing methods edit activations at inference time.", PRIOR, "subject"),
+        ("The approach improves attribution accuracy on image classification, language modeling, diffusion, and robotics.", TASKS, "overclaim"),
+        ("SureLock provably reduces FLOPs by 30-50% on every model.", SURELOCK, "overclaim"),
+    ],
+)
+def test_each_kind_of_edit_is_objected_to(claim: str, sentence: str, kind: str) -> None:
+    assert kind in objections(claim, sentence, {"surelock", "rest-kv", "fastvggt"})
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence"),
+    [
+        ("SureLock cuts algorithmic FLOPs by 30–50% on LLaDA-8B compared with the same sampler without locking.", SURELOCK),
+        ("ReST-KV reduces decoding latency by up to 10.61x at a 128k context.", RESTKV),
+        ("FastVGGT prunes redundant tokens without any training.", FASTVGGT),
+        ("Weight decay, not µP, stabilizes the update dynamics across widths for the rest of training.", MUP),
+        ("The approach improves attribution accuracy on image classification, language modeling and diffusion.", TASKS),
+        ("Unlike existing methods that retrain the model for each new concept, the method edits activations at inference time.", PRIOR),
+    ],
+)
+def test_a_true_restatement_is_not(claim: str, sentence: str) -> None:
+    assert objections(claim, sentence, {"surelock", "rest-kv", "fastvggt"}) == []
+
+
+def test_a_chinese_claim_is_read_by_its_cue_words() -> None:
+    assert "direction" in objections("SureLock 把 FLOPs 增加了 30–50%", SURELOCK)
+    assert "negation" in objections("FastVGGT 需要重新训练", FASTVGGT)
+    assert objections("SureLock 把 FLOPs 减少了 30–50%", SURELOCK) == []
