@@ -14,6 +14,11 @@ follow-ups, in one process against one index of the seeds (data/bench/seeds, bui
   of the draft, and to the complete answer (p50 / p95 / max).
 Writes every answer with its sources and dropped sentences to --out for checking by hand.
 
+`--set aspect` runs bench/aspect_dev.jsonl: questions about one aspect of one seed paper (its
+limitations, datasets, baselines, results, code, method), some of which its abstract does not state;
+reported are the answer terms of the stated ones, and how often the answer says "not stated"
+rightly and wrongly, for the dev and the held-out half.
+
 `--set zh` runs the Chinese dev set (bench/zh_dev.jsonl) on the same seeds instead: its questions
 about one seed paper (by idea, by name, and as a follow-up) and its questions about nothing in the
 seeds, each part reported apart for the dev and the held-out half.
@@ -31,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rag import prompts  # noqa: E402
 from rag.api import Paperchat  # noqa: E402
 from rag.config import Settings  # noqa: E402
 from rag.records import Answer, Turn  # noqa: E402
@@ -72,6 +78,7 @@ def bench(backend: str, rows: list[dict], out: list[dict]) -> dict[str, object]:
     api.ask("warm-up: what does SureLock do?")  # loads the embedding model and the LLM once
     counts = {"cites": 0, "valid": 0, "sentences": 0, "supported": 0, "single": 0, "right": 0, "terms": 0, "out": 0, "out_abstained": 0}
     counts |= {"in_abstained": 0, "followups": 0, "followup_right": 0, "extractive": 0, "answers": 0}
+    counts |= {"with_terms": 0, "not_stated": 0, "said_not_stated": 0, "stated": 0, "wrongly_not_stated": 0}
     first_visible, first_sentence, complete = [], [], []
     for row in rows:
         turns = row["turns"] if row["kind"] == "followup" else [{"q": row["q"]}]
@@ -102,14 +109,20 @@ def bench(backend: str, rows: list[dict], out: list[dict]) -> dict[str, object]:
             counts["answers"] += 1
             counts["extractive"] += answer.extractive
             counts["in_abstained"] += answer.abstained
-            key = "followup" if row["kind"] == "followup" else "single"
+            key = "followup" if row["kind"] == "followup" else "single"  # an aspect question is about a single paper
             if key == "single":
                 counts["single"] += 1
                 counts["right"] += bool(gold & cited_ids)
-                counts["terms"] += all(t.lower() in answer.text.lower() for t in row.get("answer_terms", []))
+                if row.get("answer_terms"):
+                    counts["with_terms"] += 1
+                    counts["terms"] += all(t.lower() in answer.text.lower() for t in row["answer_terms"])
             else:
                 counts["followups"] += 1
                 counts["followup_right"] += bool(gold & cited_ids)
+            if row["kind"] == "aspect":
+                says_not_stated = any(line in answer.text for line in NOT_STATED_LINES)
+                counts["not_stated" if row["not_stated"] else "stated"] += 1
+                counts["said_not_stated" if row["not_stated"] else "wrongly_not_stated"] += says_not_stated
         out.append(
             {
                 "backend": backend,
@@ -133,7 +146,9 @@ def bench(backend: str, rows: list[dict], out: list[dict]) -> dict[str, object]:
         "support (checker)": share("supported", "sentences"),
         "right paper cited (single)": share("right", "single"),
         "right paper cited (follow-up)": share("followup_right", "followups"),
-        "answer terms present (single)": share("terms", "single"),
+        "answer terms present (single)": share("terms", "with_terms"),
+        "not stated, and said so (aspect)": share("said_not_stated", "not_stated"),
+        "stated, but said not stated (aspect)": share("wrongly_not_stated", "stated"),
         "out-of-corpus abstained": share("out_abstained", "out"),
         "in-corpus wrongly abstained": share("in_abstained", "answers"),
         "extractive fallback": share("extractive", "answers"),
@@ -142,6 +157,10 @@ def bench(backend: str, rows: list[dict], out: list[dict]) -> dict[str, object]:
         "complete p50 / p95 / max ms": f"{statistics.median(complete):.0f} / {percentile(complete, 0.95):.0f} / {max(complete):.0f}",
         "questions": f"{counts['single']} single, {counts['followups']} follow-up, {counts['out']} out of corpus",
     }
+
+
+# The lines an answer says an aspect is not stated with (rag/prompts.py), up to their first field.
+NOT_STATED_LINES = tuple(getattr(prompts, name).split("{")[0] for name in ("ASPECT_NOT_STATED", "RECORD_NO_LINK", "RECORD_NO_AUTHORS"))
 
 
 def zh_rows() -> list[dict]:
@@ -167,10 +186,14 @@ def main() -> None:
     parser.add_argument("--backend", action="append", choices=["local", "none", "openai", "ollama"])
     parser.add_argument("--out", type=Path, default=ROOT / "data" / "bench" / "answers.jsonl")
     parser.add_argument("--limit", type=int, default=0)
-    parser.add_argument("--set", choices=["en", "zh"], default="en", help="en: bench/answer_dev.jsonl; zh: the seeds part of bench/zh_dev.jsonl")
+    parser.add_argument(
+        "--set", choices=["en", "zh", "aspect"], default="en",
+        help="en: bench/answer_dev.jsonl; zh: the seeds part of bench/zh_dev.jsonl; aspect: bench/aspect_dev.jsonl",
+    )  # fmt: skip
     args = parser.parse_args()
     english = (ROOT / "bench" / "answer_dev.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = zh_rows() if args.set == "zh" else [json.loads(line) for line in english if line.strip()]
+    aspects = (ROOT / "bench" / "aspect_dev.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = zh_rows() if args.set == "zh" else [json.loads(line) for line in (aspects if args.set == "aspect" else english) if line.strip()]
     rows = rows[: args.limit] if args.limit else rows
     out: list[dict] = []
     splits = list(dict.fromkeys(r.get("split", "") for r in rows))

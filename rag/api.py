@@ -22,7 +22,7 @@ from rag.corpus import load_papers
 from rag.corpus_cache import CorpusCache
 from rag.errors import NoIndexError, PaperchatError
 from rag.filters import field_values, with_said_filters
-from rag.lexical import LexicalIndex
+from rag.lexical import LexicalIndex, common_words
 from rag.records import Answer, AnswerEvent, Check, Group, IngestReport, MapPoint, Paper, Turn
 from rag.routing import Mode, parse_mode, route
 from rag.seams import Seams
@@ -143,7 +143,7 @@ class Paperchat:
 
     def papers_named(self, text: str) -> list[str]:
         """Papers a text names by their own coined name ("what does SureLock lock?"), in its order."""
-        return self._lexical().papers_named(text)
+        return self._lexical().papers_named(text, common_words(self.document_frequency(), len(self.papers_by_id())))
 
     def paper_vectors(self, paper_ids: Sequence[str]) -> dict[str, list[float]]:
         return self.seams.store().paper_vectors(paper_ids)
@@ -256,27 +256,15 @@ class Paperchat:
 
     def context(self) -> Context:
         """What a mode is given: this corpus, the seams it drafts and checks with, and the limits."""
-        seams, settings = self.seams, self.settings
-        return Context(
-            self, seams.chat, seams.vectors, seams.calibration, settings.answer_sources, settings.answer_sentences, seams.capable, seams.backend,
-            self._encode_multilingual if settings.multilingual else None,
-        )  # fmt: skip
-
-    def _encode_multilingual(self, texts: list[str]) -> Any:
-        """The multilingual encoder's rows for `texts`, loaded on first use (a Chinese claim to check)."""
-        from rag.multilingual import encode
-
-        encoder = self.seams.multilingual
-        if encoder is None:
-            raise PaperchatError(f"The multilingual model is unavailable ({self.seams.multilingual_problem}), so text in Chinese cannot be checked.")
-        return encode(encoder, texts)
+        seams, limits = self.seams, (self.settings.answer_sources, self.settings.answer_sentences)
+        encode = seams.encode_multilingual if self.settings.multilingual else None
+        return Context(self, seams.chat, seams.vectors, seams.calibration, *limits, seams.capable, seams.backend, encode)
 
     def check(self, claim: str, paper_id: str | None = None) -> Check:
-        """`claim` checked against the abstract of `paper_id`, or against the papers that bear on it
-        (rag/check.py): the checker every answer sentence goes through."""
+        """`claim` checked against the abstract of `paper_id`, or the papers that bear on it (rag/check.py)."""
         from rag.check import check_claim
 
-        self.papers_by_id()  # no index: say so before any model is built
+        self.papers_by_id()  # no index: said before a model loads
         return check_claim(claim, self.context(), paper_id)
 
     def warm_up(self) -> None:

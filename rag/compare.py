@@ -16,56 +16,26 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from rag import prompts
+from rag.aspects import APPROACH, COST, CUES, DATA, LIMITATIONS, PROBLEM, RESULTS, TABLE_ASPECT_MESSAGES, TABLE_ASPECTS
 from rag.context import Context, Request, ms_since
 from rag.conversation import referenced
-from rag.evidence import CONTRIBUTION, grounding, sentences_of
+from rag.evidence import grounding, sentences_of
 from rag.language import question_language
 from rag.records import NOT_STATED, Answer, AnswerEvent, Comparison, Hit, Source
 from rag.routing import Mode
 from rag.text import cite
 from rag.verify import Draft, Verifier, draft_messages
 
-# The aspects in the table's order, by their names in the catalogue (rag/prompts.py): the English
-# text is an aspect's key (of _CUES below, and of the JSON's "aspects"), `say` its header for the reader.
-_ASPECT_MESSAGES = ("ASPECT_PROBLEM", "ASPECT_APPROACH", "ASPECT_DATA", "ASPECT_RESULTS", "ASPECT_COST", "ASPECT_LIMITATIONS")
-ASPECTS: tuple[str, ...] = tuple(prompts.say(name) for name in _ASPECT_MESSAGES)
+ASPECTS = TABLE_ASPECTS  # the table's columns, in order (rag/aspects.py)
 # Most papers a table lines up: beyond six, rows stop fitting a screen and a summary serves better.
 MAX_PAPERS = 6
-
-_CUES: dict[str, re.Pattern[str]] = {
-    "problem": re.compile(
-        r"\b(?:however|challenge|challenging|problem|struggle|fail|fails|lack|lacks|remain|remains|bottleneck|suffer|suffers|"
-        r"limited|costly|expensive|difficult|overlook|unclear|hinder)\b",
-        re.I,
-    ),
-    "approach": CONTRIBUTION,
-    # The words, or a named benchmark after "on" (LongBench, RULER, VOC, LIBERO): case-sensitive part.
-    "data or benchmarks": re.compile(
-        r"\b(?:[Dd]atasets?|[Bb]enchmarks?|[Cc]orpus|[Cc]orpora|evaluated on|experiments on|suite)\b|\bon (?:the )?[A-Z][\w\-]*[A-Z0-9][\w\-]*"
-    ),
-    "reported results": re.compile(
-        r"\b(?:outperform\w*|state-of-the-art|sota|surpass\w*|improv\w*|achiev\w*|accuracy|gains?|better|matches|competitive)\b|\d+(?:\.\d+)?\s*(?:%|\\%)",
-        re.I,
-    ),
-    "efficiency or cost": re.compile(
-        r"\b(?:faster|speed\w*|latency|flops|memory|compute|computation\w*|cost\w*|efficien\w*|throughput|real-time|seconds|overhead|lightweight)\b"
-        r"|\d+(?:\.\d+)?\s*\$?\s*(?:\\times|×|x)\b",
-        re.I,
-    ),
-    # Only the paper's own limits: "existing methods are limited" is the problem, not this.
-    "stated limitations": re.compile(
-        r"\b(?:our (?:method|approach|model|framework) (?:is|does|cannot|can not|requires)|future work|we leave|limitations? of our|"
-        r"remains? (?:an )?open|does not (?:yet )?(?:handle|address|scale))\b",
-        re.I,
-    ),
-}
 
 
 def compare(sources: Sequence[Source], language: str = "en") -> Comparison:
     """The table of `sources`, its header and empty cells in the answer's language (the cells are excerpts: English)."""
-    header = tuple(prompts.say(name, language) for name in ("TABLE_PAPER", *_ASPECT_MESSAGES))
+    header = tuple(prompts.say(name, language) for name in ("TABLE_PAPER", *TABLE_ASPECT_MESSAGES))
     rows = tuple((s.n, s.paper.title, aspect_cells(s)) for s in sources[:MAX_PAPERS])
-    return Comparison(ASPECTS, rows, header, prompts.say("TABLE_NOT_STATED", language))
+    return Comparison(TABLE_ASPECTS, rows, header, prompts.say("TABLE_NOT_STATED", language))
 
 
 def aspect_cells(source: Source) -> tuple[str, ...]:
@@ -76,21 +46,21 @@ def aspect_cells(source: Source) -> tuple[str, ...]:
     cells: dict[str, str] = {}
     # Rarest aspects pick first, so that the one sentence with a dataset and a speed-up is not
     # spent on "results" when it is the only one that says anything about cost.
-    for aspect in ("stated limitations", "efficiency or cost", "data or benchmarks", "problem", "approach", "reported results"):
+    for aspect in (LIMITATIONS, COST, DATA, PROBLEM, APPROACH, RESULTS):
         scored = []
         for i, sentence in enumerate(sentences):
-            hits = len(_CUES[aspect].findall(sentence))
+            hits = len(CUES[aspect].findall(sentence))
             if not hits or i in taken:
                 continue
             # The problem is stated early, the results (and the method's own costs) late: position breaks ties.
             position = i / max(1, len(sentences) - 1)
-            prior = {"problem": 1 - position, "reported results": position, "efficiency or cost": position}.get(aspect, 0.0)
+            prior = {PROBLEM: 1 - position, RESULTS: position, COST: position}.get(aspect, 0.0)
             scored.append((hits + 0.5 * prior, -i, i))
         if scored:
             best = max(scored)[2]
             taken.add(best)
             cells[aspect] = sentences[best]
-    return tuple(cells.get(aspect, NOT_STATED) for aspect in ASPECTS)
+    return tuple(cells.get(aspect, NOT_STATED) for aspect in TABLE_ASPECTS)
 
 
 # Where a comparison request separates the things it compares.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -89,12 +89,18 @@ class SentenceVectors:
 
 
 def select(
-    question: str, hits: Sequence[Hit], vectors: SentenceVectors, per_source: int = EVIDENCE_PER_SOURCE, cal: Calibration = MINILM
+    question: str,
+    hits: Sequence[Hit],
+    vectors: SentenceVectors,
+    per_source: int = EVIDENCE_PER_SOURCE,
+    cal: Calibration = MINILM,
+    within: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[Source], list[Evidence]]:
     """Number the hits [1], [2], ... and pick each one's sentences that best answer `question`.
     Returns the sources (evidence in abstract order, as a reader reads it) and every picked
-    sentence with its score, best first."""
-    per_paper = [sentences_of(hit.paper) for hit in hits]
+    sentence with its score, best first. `within`: for a paper id, the only sentences it may give
+    (those that state the aspect a question asks about)."""
+    per_paper = [list((within or {}).get(hit.paper.paper_id) or sentences_of(hit.paper)) for hit in hits]
     flat = [s for sentences in per_paper for s in sentences]
     if not flat:
         return [Source(i, hit.paper, hit.relevance) for i, hit in enumerate(hits, start=1)], []

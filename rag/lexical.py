@@ -16,7 +16,7 @@ import json
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -54,6 +54,20 @@ def query_names(text: str) -> set[str]:
     """Every word and word pair of a query, lower-cased: candidates to look up as paper names."""
     tokens = [t.lower() for t in _TOKEN.findall(text)]
     return set(tokens) | {f"{a} {b}" for a, b in pairwise(tokens)}
+
+
+# A word written in lower case that at least this many papers use (or this share of the corpus) is a
+# word, not a name: "link" in 1,000+ ICLR abstracts, while a coined name is in one or a few.
+COMMON_WORD_MIN_PAPERS = 3
+COMMON_WORD_SHARE = 0.002
+
+
+def common_words(frequency: Mapping[str, int], papers: int) -> Callable[[str], bool]:
+    """Whether a word is one many of the corpus's papers use (`frequency`: papers per key term)."""
+    from rag.text import key_terms
+
+    least = max(COMMON_WORD_MIN_PAPERS, papers * COMMON_WORD_SHARE)
+    return lambda word: any(frequency.get(term, 0) >= least for term in key_terms(word))
 
 
 def _make_tokenizer() -> Any:
@@ -188,12 +202,15 @@ class LexicalIndex:
         ids = self._tokenizer.tokenize([query], update_vocab=False, return_as="ids", show_progress=False)[0]
         return [i for i in ids if i != 0]
 
-    def papers_named(self, query: str) -> list[str]:
-        """Papers that contain a rare coined name the query mentions, e.g. "what does SureLock lock?"."""
+    def papers_named(self, query: str, is_word: Callable[[str], bool] | None = None) -> list[str]:
+        """Papers that contain a rare coined name the query mentions, e.g. "what does SureLock lock?".
+        `is_word`: a query word written in lower case that is a common word of the corpus ("link") is
+        not the name of the paper called LINK; "surelock" still names SureLock."""
         found: list[str] = []
         lowered = query.lower()
+        words = {t for t in _TOKEN.findall(query) if t.islower() and is_word is not None and is_word(t)}
         # In the order the query mentions them: "compare SureLock and ReST-KV" lists SureLock first.
-        for token in sorted(query_names(query), key=lambda t: (lowered.find(t), t)):
+        for token in sorted(query_names(query) - words, key=lambda t: (lowered.find(t), t)):
             found.extend(p for p in self._names.get(token, ()) if p not in found)
         return found
 

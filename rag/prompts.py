@@ -158,6 +158,20 @@ ASPECT_DATA = "data or benchmarks"
 ASPECT_RESULTS = "reported results"
 ASPECT_COST = "efficiency or cost"
 ASPECT_LIMITATIONS = "stated limitations"
+# Aspects a question may ask about that the table has no column for.
+ASPECT_BASELINES = "baselines"
+ASPECT_CODE = "code or link"
+ASPECT_AUTHORS = "authors"
+ASPECT_LIMITATIONS_ASKED = "limitations"
+# An answer about one paper says which paper it is (rag/answer.py): a line over its sentences.
+ABOUT_PAPER = "From the abstract of {paper} [{n}]:"
+# An aspect question the abstract does not answer: said in the answer, over the nearest sentences.
+ASPECT_NOT_STATED = "The abstract of {paper} [{n}] does not state its {aspect}; its sentences nearest the question:"
+# A link or authors question: the record's own fields, quoted (not claims to check).
+RECORD_LINK = "Link to {paper} [{n}] (from its record): {url}"
+RECORD_NO_LINK = "The record of {paper} [{n}] has no link, and its abstract gives none:"
+RECORD_AUTHORS = "Authors of {paper} [{n}] (from its record): {authors}"
+RECORD_NO_AUTHORS = "The record of {paper} [{n}] lists no authors (abstract-only lists have none):"
 TABLE_NOT_STATED = "not stated in the abstract"
 
 # Lists: the whole count first (a list is never a top k), one cited line per paper, paging said plainly.
@@ -277,6 +291,16 @@ ZH: dict[str, str] = {
     "ASPECT_RESULTS": "报告的结果",
     "ASPECT_COST": "效率或开销",
     "ASPECT_LIMITATIONS": "自述的局限",
+    "ASPECT_BASELINES": "对比的基线",
+    "ASPECT_CODE": "代码或链接",
+    "ASPECT_AUTHORS": "作者",
+    "ASPECT_LIMITATIONS_ASKED": "局限",
+    "ABOUT_PAPER": "出自 {paper} [{n}] 的摘要：",
+    "ASPECT_NOT_STATED": "{paper} [{n}] 的摘要没有说明{aspect}；摘要中与问题最接近的句子：",
+    "RECORD_LINK": "{paper} [{n}] 的链接（来自记录）：{url}",
+    "RECORD_NO_LINK": "{paper} [{n}] 的记录没有链接，摘要中也没有：",
+    "RECORD_AUTHORS": "{paper} [{n}] 的作者（来自记录）：{authors}",
+    "RECORD_NO_AUTHORS": "{paper} [{n}] 的记录没有列出作者（仅含摘要的列表没有作者信息）：",
     "TABLE_NOT_STATED": "摘要未提及",
     "LIST_COUNT": "**{papers}**{what}：",
     "LIST_IN_TITLE": "其标题中提到了它 [{n}]。",

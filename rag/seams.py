@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
@@ -145,6 +145,16 @@ class Seams:
         if self._capable is not None or not isinstance(self._chat, _Default):
             return bool(self._capable) and self.chat is not None
         return self.settings.llm_backend in ("openai", "ollama") or bool(self.settings.llm_model_path)
+
+    def encode_multilingual(self, texts: list[str]) -> Any:
+        """The multilingual encoder's rows for `texts`, loaded on first use (a Chinese claim to check)."""
+        from rag.errors import PaperchatError
+        from rag.multilingual import encode
+
+        encoder = self.multilingual
+        if encoder is None:
+            raise PaperchatError(f"The multilingual model is unavailable ({self.multilingual_problem}), so text in Chinese cannot be checked.")
+        return encode(encoder, texts)
 
     @cached_property
     def vectors(self) -> SentenceVectors:

@@ -51,11 +51,12 @@ class HashingEmbeddings(Embeddings):
 
 class ScriptedChat(BaseChatModel):
     """A chat model that replies with the given texts in turn (the last one repeats), streamed
-    a few characters at a time like a real model, and records the prompts it was sent. `fail`:
+    a few characters at a time like a real model, and records the prompts it was sent (a reply may
+    be a function of the prompt: a translator that keeps what it must keep). `fail`:
     unreachable; `cut_off`: the connection drops once the reply has streamed (its last sentence,
     not yet known to be complete, is lost)."""
 
-    responses: list[str]
+    responses: list[Any]  # each a reply, or a function of the prompt that makes one
     fail: bool = False
     cut_off: bool = False
     prompts: list[str] = Field(default_factory=list)
@@ -68,7 +69,8 @@ class ScriptedChat(BaseChatModel):
         if self.fail:
             raise ConnectionError("backend unreachable")
         self.prompts.append("\n".join(str(m.content) for m in messages))
-        return self.responses[min(len(self.prompts) - 1, len(self.responses) - 1)]
+        reply = self.responses[min(len(self.prompts) - 1, len(self.responses) - 1)]
+        return str(reply(self.prompts[-1]) if callable(reply) else reply)
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self._next(messages)))])
