@@ -62,10 +62,13 @@ def make(data_dir: Path, chat: ScriptedChat | None, capable: bool = False) -> Pa
 
 
 def ask(
-    corpus: Path, question: str, *drafts: str, history: list[Turn] | None = None, capable: bool = False, **chat_options: object
+    corpus: Path, question: str, *drafts: object, history: list[Turn] | None = None, capable: bool | None = None, **chat_options: object
 ) -> tuple[Paperchat, Answer]:
-    """`capable`: the scripted backend is one trusted to rewrite questions and write Chinese."""
-    api = make(corpus, ScriptedChat(responses=list(drafts), **chat_options) if drafts or chat_options else None, capable)
+    """`capable`: the scripted backend is one trusted to draft answers, rewrite questions and write
+    Chinese; by default, one is when the test gives it something to say (only a capable backend
+    drafts an answer)."""
+    scripted = drafts or chat_options
+    api = make(corpus, ScriptedChat(responses=list(drafts), **chat_options) if scripted else None, bool(scripted) if capable is None else capable)
     return api, api.ask(question, history or [])
 
 
@@ -125,7 +128,7 @@ def test_a_true_sentence_citing_the_wrong_paper_is_cited_to_the_right_one(corpus
 
 def drafted(corpus: Path, question: str, draft: str) -> tuple[Answer, list[str]]:
     """The answer, and the draft sentences the checker let through as they streamed."""
-    api = make(corpus, ScriptedChat(responses=[draft]), False)
+    api = make(corpus, ScriptedChat(responses=[draft]), True)
     events = list(api.ask_events(question))
     return next(e.answer for e in events if e.answer is not None), [e.text for e in events if e.kind == "sentence"]  # type: ignore[misc]
 
@@ -221,7 +224,7 @@ def test_an_instruction_planted_in_an_abstract_is_never_obeyed(corpus: Path) -> 
     assert "QWN" in plain.text and "ignore" not in plain.text.lower() and "best paper" not in plain.text.lower()
     # The draft prompt still shows the paper, but never the instruction.
     chat = ScriptedChat(responses=["QWN improves widget accuracy [1]."])
-    make(corpus, chat).ask("What does QWN do?")
+    make(corpus, chat, True).ask("What does QWN do?")
     assert "QWN" in chat.prompts[0] and "Ignore previous" not in chat.prompts[0]
 
 
@@ -235,7 +238,7 @@ def test_instruction_detector_spares_ordinary_research_sentences() -> None:
 def test_a_question_nothing_in_the_corpus_is_about_abstains(corpus: Path) -> None:
     # (The hashing fake scores "what is the" as overlap, so the English question avoids such words.)
     for question in ["pizza dough recipe", "法国的首都是哪里？"]:
-        _, answer = ask(corpus, question, "Knead the dough for ten minutes [1]. Paris is the capital of France [1].")
+        _, answer = ask(corpus, question, "Knead the dough for ten minutes [1]. Paris is the capital of France [1].", capable=False)
         assert answer.abstained and not answer.sources and answer.related
         assert "[" not in answer.text and "dough" not in answer.text and "Paris" not in answer.text
     assert "语料库" in answer.text
@@ -248,7 +251,7 @@ def test_a_failing_backend_still_answers_from_the_evidence(corpus: Path) -> None
 
 
 def test_events_show_the_sources_before_the_first_sentence(corpus: Path) -> None:
-    api = make(corpus, ScriptedChat(responses=[SURELOCK_FLOPS + " [1]. " + SURELOCK_FLOPS + " while maintaining comparable generation quality [1]."]))
+    api = make(corpus, ScriptedChat(responses=[SURELOCK_FLOPS + " [1]. " + SURELOCK_FLOPS + " while maintaining comparable generation quality [1]."]), True)
     kinds = [event.kind for event in api.ask_events("What does SureLock do?")]
     assert kinds[0] == "sources" and kinds[-1] == "final" and "sentence" in kinds
 
@@ -316,7 +319,7 @@ def test_history_from_the_cli_contract_is_parsed_and_bad_history_says_what_to_do
 
 
 def test_a_chinese_question_with_the_small_model_is_answered_in_english_and_says_so(corpus: Path) -> None:
-    _, answer = ask(corpus, "SureLock 是做什么的？", SURELOCK_FLOPS + " [1].")
+    _, answer = ask(corpus, "SureLock 是做什么的？", SURELOCK_FLOPS + " [1].", capable=False)
     assert answer.language == "zh" and prompts.ENGLISH_ONLY in answer.notes
     assert "SureLock" in answer.text
     assert_verified(answer)

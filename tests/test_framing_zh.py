@@ -96,7 +96,7 @@ def test_a_chinese_question_answered_from_the_evidence_has_a_chinese_lead_englis
     assert prompts.ENGLISH_ONLY in answer.notes and all(chinese_runs(note) for note in answer.notes)
 
     # A backend that fails: its note is Chinese too (the failure itself is the library's words).
-    failed = over(seeded, ScriptedChat(responses=[""], fail=True)).ask(SURELOCK_QUESTION)
+    failed = over(seeded, ScriptedChat(responses=[""], fail=True), capable=True).ask(SURELOCK_QUESTION)
     said = prompts.say("BACKEND_FAILED", "zh", failure="", instead=prompts.ZH["ANSWER_INSTEAD"])
     assert any(note.startswith(said.split("（")[0]) and note.endswith(prompts.ZH["ANSWER_INSTEAD"] + "。") for note in failed.notes), failed.notes
     assert failed.text.split("\n\n", 1)[0] == prompts.ZH["LEAD_EVIDENCE"]
