@@ -55,15 +55,13 @@ PRIOR_CONTEXT = re.compile(
 _NUM = r"\d+(?:\.\d+)?"
 # "30–50%", "30--50\%", "10~100x", "30% to 50%", "from 2.2x to 4.3x", "between 30 and 50": one statement.
 _RANGE = re.compile(rf"({_NUM})\s*(?:%|×|x|times)?\s*(?:–|—|-|~|to|and)\s*({_NUM})(?!\.\d)")
-_UPPER_HEDGE = re.compile(
-    r"\b(?:up to|as (?:much|high|many|large|fast) as|at most|a maximum of|maximum|peak|nearly|almost|approximately|about|around|roughly)\s*$", re.I
-)
-_LOWER_HEDGE = re.compile(r"\b(?:at least|over|more than|above|exceeding|beyond|greater than|over)\s*$", re.I)
-_ANY_HEDGE = re.compile(
-    r"\b(?:up to|as (?:much|high|many|large|fast) as|at most|a maximum of|maximum|peak|nearly|almost|approximately|about|around|roughly|"
-    r"reaching|reaches|reach|to|at least|over|more than|above|exceeding|beyond|greater than|between|from|ranging from)\s*$",
-    re.I,
-)
+# The words that bound a number from above ("up to 4x") and from below ("over 90%"), and those a
+# claim may say before a number it restates ("reaching 4x", "from 2x to 4x").
+_UPPER = r"up to|as (?:much|high|many|large|fast) as|at most|a maximum of|maximum|peak|nearly|almost|approximately|about|around|roughly"
+_LOWER = r"at least|over|more than|above|exceeding|beyond|greater than"
+_UPPER_HEDGE = re.compile(rf"\b(?:{_UPPER})\s*$", re.I)
+_LOWER_HEDGE = re.compile(rf"\b(?:{_LOWER})\s*$", re.I)
+_ANY_HEDGE = re.compile(rf"\b(?:{_UPPER}|{_LOWER}|reaching|reaches|reach|to|between|from|ranging from)\s*$", re.I)
 _NUMBER_AT = re.compile(rf"(?<![\w.]){_NUM}(?![\w.]*\d)")
 
 
