@@ -128,10 +128,11 @@ def _answer(
     english = question if language == "en" else (query or question)
     about = _about_one_paper(request, relevant, pinned, ctx)
     aspect = aspect_asked(request.asked or question) if about else None
-    # Every paper answers from its own part of the abstract, not the background it opens with
-    # ("However, they still recompute ..."); an aspect from the sentences that state it, most
+    # The best paper answers an English question from its own part of the abstract, not the
+    # background it opens with ("However, they still recompute ..."; a Chinese question's English
+    # words are a guess at the problem it describes, which the background states); an aspect from the sentences that state it, most
     # plainly first; "What does SureLock do?" with what it does and what it reports.
-    within = {h.paper.paper_id: own_part(sentences_of(h.paper), contribution_sentence(h.paper)) for h in relevant}
+    within = {p.paper_id: own_part(sentences_of(p), contribution_sentence(p)) for p in [relevant[0].paper] if language == "en"}
     stated = stating(aspect, sentences_of(about))[: ctx.max_sentences] if about and aspect else []
     if about and stated:
         within[about.paper_id] = stated
