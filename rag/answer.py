@@ -31,7 +31,7 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Paper, Source
 from rag.routing import CORPUS_QUESTION
 from rag.summarize import theme_summary_events
-from rag.text import citations, cite, key_terms, readable, title_name
+from rag.text import citations, cite, key_terms, names, plain, readable, title_name
 from rag.themes import theme_of
 from rag.verify import Draft, Verifier, draft_messages, translation
 
@@ -130,14 +130,16 @@ def _answer(
     aspect = aspect_asked(request.asked or question) if about else None
     # The best paper answers an English question from its own part of the abstract, not the
     # background it opens with ("However, they still recompute ..."; a Chinese question's English
-    # words are a guess at the problem it describes, which the background states); an aspect from the sentences that state it, most
-    # plainly first; "What does SureLock do?" with what it does and what it reports.
+    # words are a guess at the problem it describes, which the background states). An aspect is
+    # answered from the sentences that state it, most plainly first; "What does SureLock do?" with
+    # what it does and what it reports.
     within = {p.paper_id: own_part(sentences_of(p), contribution_sentence(p)) for p in [relevant[0].paper] if language == "en"}
     stated = stating(aspect, sentences_of(about))[: ctx.max_sentences] if about and aspect else []
     if about and stated:
         within[about.paper_id] = stated
     elif about and not aspect and GENERAL.search(request.asked or question):
-        within[about.paper_id] = list(dict.fromkeys([contribution_sentence(about), *stating(RESULTS, within[about.paper_id])[:1]]))
+        own = own_part(sentences_of(about), contribution_sentence(about))
+        within[about.paper_id] = list(dict.fromkeys([contribution_sentence(about), *stating(RESULTS, own)[:1]]))
     # About one paper: as many of its sentences as an answer holds, not the two a card shows.
     per_source = ctx.max_sentences if about else EVIDENCE_PER_SOURCE
     sources, evidence = select(english, relevant, ctx.vectors, per_source, cal, within)
@@ -195,8 +197,11 @@ def _about_one_paper(request: Request, relevant: Sequence[Hit], pinned: bool, ct
     """The paper a question is about when it is about one: the one it names, or the only one it refers to."""
     if not relevant:
         return None
-    top = relevant[0].paper
-    if top.paper_id in ctx.corpus.papers_named(request.asked or request.question) or (pinned and len(relevant) == 1):
+    top, asked = relevant[0].paper, request.asked or request.question
+    # Named: by the corpus's index of names, or by a coined name the question and the abstract share
+    # (the index holds the names an abstract gives itself plainly, not "\textsc{SureLock}").
+    said = names(asked) & names(plain(f"{top.title} {top.abstract}"))
+    if top.paper_id in ctx.corpus.papers_named(asked) or said or (pinned and len(relevant) == 1):
         return top
     return None
 
