@@ -234,17 +234,19 @@ def ask(
     if as_json:
         _emit(document)
         return
-    typer.echo(str(document["answer"]))
+    # Abstracts' LaTeX as a reader sees it ("30–50%", "SureLock"), as the app shows it; --json keeps the raw text.
+    typer.echo(readable(str(document["answer"])))
     if document.get("comparison"):
-        typer.echo("\n" + str(document["table_markdown"]))
+        typer.echo("\n" + readable(str(document["table_markdown"])))
     for note in document["notes"]:  # type: ignore[attr-defined]
-        typer.echo(f"\nnote: {note}")
+        typer.echo(f"\nnote: {readable(note)}")
     label = "possibly related" if document["abstained"] else "sources"
     listed = document["related"] if document["abstained"] else document["sources"]
     if listed:
         typer.echo(f"\n{label}:")
     for row in listed:  # type: ignore[attr-defined]
-        typer.echo(f"  [{row['n']}] {row['title']}  ({row['paper_id']})" if "n" in row else f"  - {row['title']}  ({row['paper_id']})")
+        title = readable(row["title"])
+        typer.echo(f"  [{row['n']}] {title}  ({row['paper_id']})" if "n" in row else f"  - {title}  ({row['paper_id']})")
 
 
 def _ask_json(api: Any, question: str, history: object, where: dict[str, str], mode: Mode = Mode.AUTO) -> dict[str, object]:

@@ -170,6 +170,15 @@ def test_ask_json_contract(tmp_path: Path) -> None:
     assert code == 0 and [s["paper_id"] for s in follow["sources"]] == [sources[0]["paper_id"]]  # type: ignore[index]
 
 
+def test_ask_prints_abstracts_latex_as_a_reader_sees_it() -> None:
+    run("ingest", str(SEEDS))
+    code, printed = run("ask", "What does SureLock do?")
+    assert code == 0 and "SureLock" in printed and "30–50%" in printed  # type: ignore[operator]
+    assert "\\textsc" not in printed and "30--50" not in printed  # type: ignore[operator]
+    code, document = run("ask", "What does SureLock do?", "--json")
+    assert "30--50" in document["answer"]  # type: ignore[index]
+
+
 def test_ask_errors_say_what_to_do(tmp_path: Path) -> None:
     code, result = run("ask", "anything", "--json")
     assert code == 1 and "paperchat ingest" in result["error"]  # type: ignore[index]
