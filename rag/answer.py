@@ -26,7 +26,7 @@ from rag.calibration import Calibration
 from rag.context import Context, Request, ms_since
 from rag.conversation import Resolved, condense, names_something, resolve, resolve_as_followup
 from rag.errors import PaperchatError
-from rag.evidence import EVIDENCE_PER_SOURCE, contribution_sentence, grounding, select, sentences_of
+from rag.evidence import EVIDENCE_PER_SOURCE, about_question, contribution_sentence, grounding, select, sentences_of
 from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Paper, Source
 from rag.routing import CORPUS_QUESTION
@@ -99,9 +99,7 @@ def _answer(
     # Notes a caller made in English (rag/api.py's COMPARE_NEEDS_TWO), said in the reader's language.
     notes = [prompts.in_language(note, language) for note in notes]
     base = Answer(question=question, text="", backend=ctx.backend, language=language, query=query or question)
-    scores = [grounding(query or question, h, about) for h in hits]
-    floor = max(about.min_grounding, max(scores, default=0.0) - about.source_margin)
-    relevant = [h for h, score in zip(hits, scores, strict=True) if pinned or score >= floor][: ctx.max_sources]
+    relevant = (list(hits) if pinned else about_question(query or question, hits, about))[: ctx.max_sources]
     # A question searched in another language has only a guess at its theme's English phrase:
     # answered about the corpus only when it asks about the corpus ("…方面的论文主要在解决什么问题"),
     # not when nothing answers it ("大模型生成文本的水印怎么做才能扛住改写攻击？" on the seeds).

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from rag import prompts
 from rag.context import Context, Request
 from rag.errors import PaperchatError
-from rag.evidence import grounding
+from rag.evidence import about_question
 from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Check, CheckedPaper, Paper, Source
 from rag.routing import CHECK_CLOSING, CHECK_CLOSING_ZH, CHECK_OPENING, CHECK_OPENING_ZH, Mode
@@ -71,11 +71,7 @@ def _bearing_on(claim: str, ctx: Context) -> list[Paper]:
         papers = corpus.papers_by_id()
         return [papers[p] for p in named[:MAX_CHECKED_PAPERS] if p in papers]
     found = corpus.search(claim, ctx.max_sources)
-    cal = ctx.calibration_for(found)
-    query = found.query or claim
-    scores = [grounding(query, hit, cal) for hit in found.hits]
-    best = max(scores, default=0.0)
-    return [h.paper for h, s in zip(found.hits, scores, strict=True) if s >= cal.min_grounding and s >= best - cal.source_margin][:MAX_CHECKED_PAPERS]
+    return [hit.paper for hit in about_question(found.query or claim, found.hits, ctx.calibration_for(found))][:MAX_CHECKED_PAPERS]
 
 
 def _checked(claim: str, paper: Paper, ctx: Context) -> CheckedPaper:

@@ -43,6 +43,14 @@ def grounding(question: str, hit: Hit, cal: Calibration = MINILM) -> float:
     return cal.grounding_cosine_weight * hit.relevance + (1 - cal.grounding_cosine_weight) * coverage
 
 
+def about_question(question: str, hits: Sequence[Hit], cal: Calibration = MINILM) -> list[Hit]:
+    """The hits about the question: grounded enough, and near the best one (a distractor shown
+    beside the right paper is what a small model then quotes)."""
+    scores = [grounding(question, hit, cal) for hit in hits]
+    floor = max(cal.min_grounding, max(scores, default=0.0) - cal.source_margin)
+    return [hit for hit, score in zip(hits, scores, strict=True) if score >= floor]
+
+
 def sentences_of(paper: Paper) -> list[str]:
     """The abstract's sentences that can serve as evidence (instructions planted in a record
     excluded), without the abstract's own reference markers ("prior work [12]"): in an answer,
