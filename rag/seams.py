@@ -188,7 +188,7 @@ class Seams:
     def multilingual_store(self, create: bool = False) -> ChunkStore | None:
         """The multilingual channel's collection beside the main one; None when the channel is off,
         or (`create=False`) when this index was built without it (the next ingest adds it)."""
-        from rag.multilingual import MULTILINGUAL_MODEL_NAME
+        from rag.multilingual import CHUNKS_PER_PAPER, MULTILINGUAL_MODEL_NAME
         from rag.store import make_store, multilingual_collection
 
         if self.multilingual is None:
@@ -199,7 +199,7 @@ class Seams:
                 try:
                     self._multilingual_store = make_store(
                         self.settings, self.multilingual, MULTILINGUAL_MODEL_NAME, create=create, catalog_id=catalog_id,
-                        collection=multilingual_collection(self.settings),
+                        collection=multilingual_collection(self.settings), first_chunks=CHUNKS_PER_PAPER,
                     )
                 except NoIndexError:
                     self.multilingual_problem = "This index has no multilingual channel yet; run `paperchat ingest` again to add it."

@@ -29,10 +29,17 @@ ID_PAGE_SIZE = 5000
 
 
 class ChunkStore:
-    """Chunks with their vectors; the seam is langchain's `Chroma` vector store."""
+    """Chunks with their vectors; the seam is langchain's `Chroma` vector store. `first_chunks`:
+    the store holds only each paper's first so many chunks (None: all of them), and `upsert`
+    passes over the rest."""
 
-    def __init__(self, chroma: Chroma) -> None:
+    def __init__(self, chroma: Chroma, first_chunks: int | None = None) -> None:
         self._chroma = chroma
+        self.first_chunks = first_chunks
+
+    def holds(self, chunk_id: str) -> bool:
+        """Whether this store keeps the chunk with this id (f"{paper_id}#{index}")."""
+        return self.first_chunks is None or int(chunk_id.rsplit("#", 1)[1]) < self.first_chunks
 
     @property
     def embeddings(self) -> Embeddings:
@@ -41,7 +48,8 @@ class ChunkStore:
         return embeddings
 
     def upsert(self, chunks: Sequence[Chunk], metadata: Mapping[str, Mapping[str, str | int]]) -> None:
-        """Embed and write chunks. Ids are stable, so writing a chunk twice leaves one copy."""
+        """Embed and write the chunks this store holds. Ids are stable, so writing a chunk twice leaves one copy."""
+        chunks = [c for c in chunks if self.holds(c.chunk_id)]
         if not chunks:
             return
         self._chroma.add_texts(
@@ -158,10 +166,17 @@ def drop_collection(settings: Settings, name: str) -> None:
 
 
 def make_store(
-    settings: Settings, embeddings: Embeddings, model: str, create: bool = True, catalog_id: str | None = None, collection: str | None = None
+    settings: Settings,
+    embeddings: Embeddings,
+    model: str,
+    create: bool = True,
+    catalog_id: str | None = None,
+    collection: str | None = None,
+    first_chunks: int | None = None,
 ) -> ChunkStore:
     """Build the store from settings. `create=False` (search, papers) fails with the fix when no index exists.
-    `collection`: another collection than settings.collection, in the same place (the multilingual channel's)."""
+    `collection`: another collection than settings.collection, in the same place (the multilingual channel's);
+    `first_chunks`: see `ChunkStore`."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
     from chromadb.errors import NotFoundError
@@ -217,4 +232,4 @@ def make_store(
             "PAPERCHAT_COLLECTION (or a new PAPERCHAT_DATA_DIR) and ingest again."
         )
     chroma = Chroma(client=client, collection_name=name, embedding_function=embeddings)
-    return ChunkStore(chroma)
+    return ChunkStore(chroma, first_chunks)

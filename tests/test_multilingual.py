@@ -14,8 +14,9 @@ import pytest
 
 from rag.api import Paperchat
 from rag.catalog import Catalog
-from rag.chunking import approx_token_counts
+from rag.chunking import approx_token_counts, chunk_papers
 from rag.config import Settings
+from rag.corpus import load_papers
 from rag.errors import EmbeddingModelError, NoIndexError
 from rag.language import question_language
 from rag.multilingual import MULTILINGUAL_MODEL_NAME, make_multilingual_embeddings, resources_dir
@@ -78,6 +79,11 @@ def catalogue_ids(settings: Settings) -> set[str]:
     return {cid for entry in Catalog(settings.catalog_path).entries().values() for cid in entry.chunk_ids()}
 
 
+def first_ids(ids: set[str]) -> set[str]:
+    """The ids of each paper's first chunk: what the channel holds (rag/multilingual.py CHUNKS_PER_PAPER)."""
+    return {cid for cid in ids if cid.endswith("#0")}
+
+
 def channel(api: Paperchat) -> ChunkStore:
     store = api.seams.multilingual_store()
     assert store is not None, api.seams.multilingual_problem
@@ -85,11 +91,13 @@ def channel(api: Paperchat) -> ChunkStore:
 
 
 def assert_both_match_the_catalogue(api: Paperchat) -> None:
-    """Each store holds exactly the chunks the catalogue names: no orphans, no gaps, no copies."""
+    """Each store holds exactly the chunks the catalogue names for it (the main one all, the channel
+    each paper's first): no orphans, no gaps, no copies."""
     expected = catalogue_ids(api.settings)
     assert api.seams.store().chunk_ids() == expected
-    assert channel(api).chunk_ids() == expected
-    assert api.seams.store().count() == channel(api).count() == len(expected)
+    assert channel(api).chunk_ids() == first_ids(expected)
+    assert api.seams.store().count() == len(expected)
+    assert channel(api).count() == len(first_ids(expected)) == api.seams.catalog.count()
 
 
 def no_channel_collection(settings: Settings) -> bool:
@@ -119,12 +127,15 @@ def seeded_two(two: Paperchat) -> Paperchat:
     return two
 
 
-def test_seeds_fill_both_collections_with_the_same_chunks(seeded_two: Paperchat, fake_embeddings: HashingEmbeddings, multi: HashingEmbeddings) -> None:
+def test_seeds_fill_the_main_collection_with_every_chunk_and_the_channel_with_each_first(
+    seeded_two: Paperchat, fake_embeddings: HashingEmbeddings, multi: HashingEmbeddings
+) -> None:
     assert_both_match_the_catalogue(seeded_two)
     chunks = seeded_two.seams.catalog.chunk_count()
-    assert chunks > 51  # some abstracts need two chunks, so this is not one-per-paper by accident
-    # Each model embedded every chunk exactly once.
-    assert fake_embeddings.embedded == multi.embedded == chunks
+    assert chunks > 51  # some abstracts need two chunks, so the channel holds fewer than the main store
+    # The main model embedded every chunk once, the multilingual one each paper's first once.
+    assert fake_embeddings.embedded == chunks
+    assert multi.embedded == 51
 
 
 def test_reingesting_unchanged_embeds_nothing_in_either_model(seeded_two: Paperchat, fake_embeddings: HashingEmbeddings, multi: HashingEmbeddings) -> None:
@@ -147,7 +158,7 @@ def test_an_ingest_killed_in_either_model_is_completed_next_time(settings: Setti
     fresh = two_channel_api(settings, again_main, again_multi)  # a new process
     committed = catalogue_ids(settings)
     assert committed  # two batches were committed before the kill
-    assert channel(fresh).chunk_ids() == committed
+    assert channel(fresh).chunk_ids() == first_ids(committed)
     if killed == "main":
         assert fresh.seams.store().chunk_ids() == committed  # the main model died before its batch was written
     else:
@@ -160,7 +171,8 @@ def test_an_ingest_killed_in_either_model_is_completed_next_time(settings: Setti
     assert_both_match_the_catalogue(fresh)
     # Only what was not committed was embedded again, by each model once.
     redone = report.chunks - len(committed)
-    assert again_main.embedded == again_multi.embedded == report.embedded == redone
+    assert again_main.embedded == report.embedded == redone
+    assert again_multi.embedded == report.added
     assert fresh.ingest([SEEDS]).embedded == 0
 
 
@@ -179,16 +191,35 @@ def test_turning_the_channel_on_embeds_only_in_the_multilingual_model(settings: 
         with pytest.raises(KeyboardInterrupt):
             later.ingest([SEEDS])
         held_before = channel(two_channel_api(settings, HashingEmbeddings(), HashingEmbeddings())).chunk_ids()
-        assert 0 < len(held_before) < built.chunks and held_before < catalogue_ids(settings)
+        assert 0 < len(held_before) < built.papers and held_before < first_ids(catalogue_ids(settings))
         main, multi = HashingEmbeddings(), HashingEmbeddings()
         later = two_channel_api(settings, main, multi)
 
     report = later.ingest([SEEDS])
     assert (report.unchanged, report.updated, report.embedded) == (51, 0, 0)
     assert main.embedded == 0  # the main store had every chunk already
-    assert multi.embedded == built.chunks - len(held_before)  # each lacking chunk once, none twice
+    assert multi.embedded == built.papers - len(held_before)  # each lacking first chunk once, none twice
     assert_both_match_the_catalogue(later)
-    assert later.ingest([SEEDS]).embedded == 0 and multi.embedded == built.chunks - len(held_before)
+    assert later.ingest([SEEDS]).embedded == 0 and multi.embedded == built.papers - len(held_before)
+
+
+def test_a_channel_that_holds_every_chunk_keeps_only_the_first_after_the_next_ingest(settings: Settings) -> None:
+    """An index built when the channel held every chunk of a paper: the next ingest deletes the
+    rest from the channel and embeds nothing."""
+    built = two_channel_api(settings, HashingEmbeddings(), HashingEmbeddings()).ingest([SEEDS])
+    seams = two_channel_api(settings, HashingEmbeddings(), HashingEmbeddings()).seams
+    old = seams.multilingual_store()
+    assert old is not None
+    old.first_chunks = None  # the layout before the channel held first chunks only
+    papers = load_papers([SEEDS]).papers
+    old.upsert(chunk_papers(papers, approx_token_counts, 256), {})
+    assert old.count() == built.chunks > built.papers
+
+    main, multi = HashingEmbeddings(), HashingEmbeddings()
+    later = two_channel_api(settings, main, multi)
+    assert later.ingest([SEEDS]).embedded == 0
+    assert (main.embedded, multi.embedded) == (0, 0)
+    assert_both_match_the_catalogue(later)
 
 
 def test_the_status_line_forgets_the_missing_channel_once_an_ingest_adds_it(settings: Settings) -> None:
@@ -281,7 +312,8 @@ def test_the_channel_through_a_chroma_server(chroma_server: str, tmp_path: Path)
     expected = catalogue_ids(settings)
     main = make_store(settings, HashingEmbeddings(), "hashing-512", create=False)
     across = make_store(settings, HashingEmbeddings(), MULTILINGUAL_MODEL_NAME, create=False, collection=multilingual_collection(settings))
-    assert main.chunk_ids() == across.chunk_ids() == expected and len(expected) == report.chunks
+    assert main.chunk_ids() == expected and len(expected) == report.chunks
+    assert across.chunk_ids() == first_ids(expected) and len(first_ids(expected)) == 51
     assert not settings.chroma_dir.exists()
 
     answer = api.ask(SURELOCK_ZH)
