@@ -21,7 +21,8 @@ rightly and wrongly, for the dev and the held-out half.
 
 `--set zh` runs the Chinese dev set (bench/zh_dev.jsonl) on the same seeds instead: its questions
 about one seed paper (by idea, by name, and as a follow-up) and its questions about nothing in the
-seeds, each part reported apart for the dev and the held-out half.
+seeds, each part reported apart for the dev and the held-out half; then bench/zh_fresh.jsonl, a
+third held-out part written blind after the cuts were settled (split "fresh").
 """
 
 from __future__ import annotations
@@ -167,7 +168,8 @@ def zh_rows() -> list[dict]:
     """The Chinese dev set's rows the seeds can be asked: about one seed paper (gold: the seed's
     id), or about nothing in the seeds (both scopes: nothing in ICLR 2026 is in the seeds either)."""
     rows = []
-    for line in (ROOT / "bench" / "zh_dev.jsonl").read_text(encoding="utf-8").splitlines():
+    lines = [line for name in ("zh_dev.jsonl", "zh_fresh.jsonl") for line in (ROOT / "bench" / name).read_text(encoding="utf-8").splitlines()]
+    for line in lines:
         item = json.loads(line) if line.strip() else None
         if item is None or item["type"] == "theme" or (item["type"] != "out" and not item.get("in_seeds")):
             continue

@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     embedding_batch_size: int = Field(default=64, ge=1, description="Texts per forward pass of the embedding model.")
     multilingual: bool = Field(
         default=True,
-        description="Also embed every chunk with the bundled multilingual encoder (USE multilingual v3), so that questions in Chinese "
+        description="Also embed each paper's first chunk with the bundled multilingual encoder (USE multilingual v3), so that questions in Chinese "
         "and other languages find English abstracts. Off: such questions are searched by their Latin-script names only.",
     )
     ingest_batch_chunks: int = Field(

@@ -22,6 +22,9 @@ from rag.errors import PaperchatError
 
 DEV_SET = Path(__file__).resolve().parents[1] / "bench" / "iclr_dev.jsonl"
 ZH_DEV_SET = DEV_SET.with_name("zh_dev.jsonl")
+# 16 questions about one seed paper each and 14 about nothing in the seeds, written blind after the
+# Chinese channel and its cuts were settled: a third held-out part, split "fresh".
+ZH_FRESH_SET = DEV_SET.with_name("zh_fresh.jsonl")
 CONFIGS: tuple[tuple[str, str], ...] = (("bm25", "-"), ("dense", "-"), ("hybrid", "rrf"), ("hybrid", "weighted"))
 
 
@@ -31,7 +34,7 @@ class Query:
     text: str
     gold: frozenset[str]
     kind: str  # scifact | idea | name | theme | out
-    split: str = ""  # dev | heldout, for a dev set that keeps a held-out part (reported apart)
+    split: str = ""  # dev | heldout | fresh, for a dev set that keeps a held-out part (reported apart)
 
 
 @dataclass
@@ -107,6 +110,7 @@ def iclr_zh(root: Path) -> tuple[list[Path], list[Query]]:
     its name), themes, and questions about nothing in ICLR 2026; conversations and questions only
     the seeds lack are for bench/answer.py."""
     files, queries = iclr(root, ZH_DEV_SET)
+    queries += iclr(root, ZH_FRESH_SET)[1]
     return files, [q for q in queries if q.kind in ("idea", "name", "theme", "out")]
 
 
