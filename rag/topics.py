@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from rag.records import Group, Paper
-from rag.text import STOPWORDS
+from rag.text import STOPWORDS, is_coined, readable
 
 # Groups in a summary: about sqrt(n / 2) (8 papers → 2 groups, 50 → 5), at most this many.
 MAX_GROUPS = 6
@@ -76,8 +76,10 @@ def _document_frequencies(papers: Sequence[Paper]) -> tuple[Counter[str], int]:
 
 
 def _words(paper: Paper) -> set[str]:
-    text = paper.abstract if paper.title_is_generated else f"{paper.title} {paper.abstract}"
-    return {w.lower() for w in _WORD.findall(text) if w.lower() not in _GENERIC and len(w) > 3}
+    # As the reader sees the text: "\textbf{I}nteraction-aware" is one word, not "nteraction-aware".
+    text = readable(paper.abstract if paper.title_is_generated else f"{paper.title} {paper.abstract}")
+    # A name or acronym keeps its case ("MoLE", not "mole"); other words are folded.
+    return {w if is_coined(w) else w.lower() for w in _WORD.findall(text) if w.lower() not in _GENERIC and len(w) > 3}
 
 
 def _label(members: Sequence[Paper], background: Counter[str], total: int) -> str:

@@ -76,6 +76,20 @@ def test_contribution_sentence_and_grouping() -> None:
     assert all(draft_sentences(contribution_sentence(p)) for p in papers)
 
 
+def test_a_group_label_reads_words_as_the_reader_sees_them() -> None:
+    """LaTeX that highlights an acronym's letters ("\\textbf{I}nteraction-aware") does not cut a
+    word, and an acronym keeps its case ("MoLE", not "mole")."""
+    abstract = "We propose an \\textbf{I}nteraction-aware \\textbf{I}nvariant mixture of LoRA experts (MoLE) for routing."
+    papers = [Paper(f"p{i}", abstract, "t", True) for i in range(3)]
+    others = [Paper(f"q{i}", "We study image classification with convolution.", "t", True) for i in range(3)]
+    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
+    label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids)
+    words = label.split(", ")
+    assert not any(w.startswith(("nteraction", "nvariant")) for w in words), label
+    assert {"interaction-aware", "invariant", "MoLE"} & set(words), label
+    assert "mole" not in words, label
+
+
 def test_summarize_them_summarizes_the_papers_of_the_previous_answer(corpus: Path) -> None:  # noqa: F811
     from rag.records import Turn
 
