@@ -15,6 +15,7 @@ Measured against hand labels, not against itself: bench/claims.jsonl through ben
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -40,6 +41,14 @@ _SPELLED = {
     "thousand": "1000", "million": "", "billion": "", "percent": "%",
 }  # fmt: skip
 _GUARDED_WORDS = frozenset(_SPELLED)
+# A complexity bound is one quantity: "Θ(n^2)" is not stated by an abstract giving Θ(n log n) and Ω(n^2).
+_BOUND = re.compile(r"(\\Theta|\\Omega|Θ|Ω|\bO)\s*\(([^()]{1,40})\)")
+_SPACE_OR_SLASH = re.compile(r"[\s\\·*]")  # spaces, LaTeX's backslashes, product signs
+# A Chinese count ("七种编辑类型", "两个目标"): a numeral before a measure word. 一 is left out: "一个"
+# is as often "a" as "one".
+_ZH_DIGITS = {"两": "2", "二": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8", "九": "9", "十": "10"}
+_WORD_OF = {digit: word for word, digit in reversed(_SPELLED.items())}  # "2" → "two", not "double"
+_ZH_COUNT = re.compile(r"(?<![一二三四五六七八九十百千万])([两二三四五六七八九十])(?=个|种|项|类|篇|倍|层|步|次|组|条|位|名|款|套|份|轮|阶段)")
 
 
 Encode = Callable[[list[str]], np.ndarray]  # texts → normalised rows (the multilingual encoder)
@@ -81,11 +90,14 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     lowered = flat.lower()
     text_numbers = numbers(flat)
     missing = sorted(n for n in numbers(flat_claim) if n not in text_numbers) + sorted(n for n in names(flat_claim) if not _states_name(n, lowered))
+    missing += sorted(_bounds(flat_claim) - _bounds(flat))
     source_words = set(_PLAIN_WORD.findall(lowered))
     digits = text_numbers | ({"%"} if "%" in flat else set())
     missing += sorted(w for w in set(_PLAIN_WORD.findall(flat_claim.lower())) & _GUARDED_WORDS if w not in source_words and _SPELLED[w] not in digits)
     if chinese:
-        # Read by meaning alone: its words are not the abstract's. Numbers and names still must be there.
+        # Read by meaning alone: its words are not the abstract's. Numbers and names still must be
+        # there, a count in Chinese words too, as digits or as an English word.
+        missing += sorted(n for n in _ZH_COUNT.findall(claim) if _ZH_DIGITS[n] not in digits and _WORD_OF[_ZH_DIGITS[n]] not in source_words)
         score = round(cosine, 4)
         objections = tuple(word_findings(claim, sentences, aligned))
         ok = score >= MULTILINGUAL.min_support and not missing and not objections if multilingual is not None else False
@@ -114,3 +126,16 @@ def _own_names(papers: Sequence[Paper]) -> set[str]:
         head, colon, _ = paper.title.partition(":")
         own |= names(contribution_sentence(paper)) | ({head.strip().lower()} if colon and len(head.split()) <= MAX_NAME_WORDS else set())
     return own
+
+
+def _bounds(text: str) -> set[str]:
+    """The complexity bounds a text states, spaces and LaTeX spelling aside: "Θ(n log n)" → "Θ(nlogn)",
+    "$\\Omega(\\sqrt{n})$" → "Ω(√n)", "O(σ^-2)" → "O(sigma-2)"."""
+    names = {"\\Theta": "Θ", "\\Omega": "Ω"}
+    found = _BOUND.findall(text)
+    return {names.get(letter, letter) + "(" + _greek_spelled(_SPACE_OR_SLASH.sub("", inner).replace("sqrt", "√")) + ")" for letter, inner in found}
+
+
+def _greek_spelled(text: str) -> str:
+    """Greek letters as LaTeX spells them: "σ^-2" and "\\sigma^{-2}" compare alike."""
+    return "".join(unicodedata.name(c).split()[-1].lower() if "GREEK" in unicodedata.name(c, "") else c for c in text)

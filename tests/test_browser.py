@@ -217,6 +217,31 @@ def test_a_chinese_question_gets_a_chinese_framed_answer_citing_english_evidence
     assert re.search(r"[A-Za-z]{4,}", evidence) and not re.search(r"[\u4e00-\u9fff]", evidence), evidence  # the abstract's English
 
 
+def test_a_comparison_is_a_table_in_the_chat_that_scrolls_sideways(page: Page, served_seeds_app: str) -> None:
+    """A real <table>, not its Markdown source: a header and a row per paper, a cell per aspect,
+    cited cells linking to their cards, and wider than the bubble it scrolls instead of spilling."""
+    wait_until_loaded(page, served_seeds_app)
+    ask_and_record(page, "Compare SureLock and ReST-KV.", bots_before=0)
+    answer = page.locator("#chat .message-row.bot-row").last
+    table = answer.locator("table")
+    assert table.count() == 1, answer.inner_text()
+    assert table.locator("thead th").count() == 7  # the paper, then six aspects
+    rows = table.locator("tbody tr")
+    assert rows.count() == 2 and all(rows.nth(i).locator("td").count() == 7 for i in range(2))
+    assert "|---|" not in answer.inner_text()
+    first, second = rows.nth(0).locator("td").first.inner_text(), rows.nth(1).locator("td").first.inner_text()
+    assert "SureLock" in first and "ReST-KV" in second, (first, second)
+    cites = table.locator("td a.cite")
+    assert cites.count() >= 4
+    hrefs = {cites.nth(i).get_attribute("href") for i in range(cites.count())}
+    assert hrefs == {"#source-1-1", "#source-1-2"}, hrefs
+    for href in hrefs:
+        assert page.locator(f"#sources {href}").count() == 1
+    sideways = table.evaluate("(t) => [getComputedStyle(t).overflowX, t.scrollWidth, t.clientWidth]")
+    assert sideways[0] in ("auto", "scroll") and sideways[1] > sideways[2], sideways
+    page.screenshot(path=str(SHOTS / "chat-compare.png"))
+
+
 def test_explorer_table_and_topic_map(page: Page, served_seeds_app: str) -> None:
     wait_until_loaded(page, served_seeds_app)
     page.get_by_role("tab", name="Explore").click()

@@ -98,3 +98,42 @@ def test_the_cli_checks_one_claim_or_a_batch_in_order(seeded: Paperchat, monkeyp
     bad.write_text('{"q": "not a claim"}\n', encoding="utf-8")
     result = runner.invoke(cli.app, ["check", "--claims", str(bad), "--json"])
     assert result.exit_code == 1 and '"claim"' in json.loads(result.stdout)["error"]
+
+
+def test_a_chinese_claims_count_in_chinese_words_must_match_the_abstract() -> None:
+    """A count written in Chinese ("七种", "两个") is compared with the abstract's digits and English
+    number words; the encoders are fakes that find every sentence the same, so only the count decides."""
+    import numpy as np
+
+    from rag.calibration import MINILM
+    from rag.records import Paper
+    from rag.support import support
+
+    def same(texts: list[str]) -> np.ndarray:
+        return np.full((len(texts), 4), 0.5, dtype=np.float32)
+
+    paper = Paper("p", "EditForge is an automated pipeline spanning four edit types. It balances 3 competing objectives.", "EditForge", False)
+    assert support("EditForge 是一个涵盖四种编辑类型的自动化流程。", [paper], same, MINILM, same).ok
+    assert support("EditForge 需要平衡三个相互竞争的目标。", [paper], same, MINILM, same).ok
+    wrong = support("EditForge 是一个涵盖七种编辑类型的自动化流程。", [paper], same, MINILM, same)
+    assert not wrong.ok and "七" in wrong.missing
+    assert "两" in support("EditForge 需要平衡两个相互竞争的目标。", [paper], same, MINILM, same).missing
+
+
+def test_a_complexity_bound_is_compared_whole() -> None:
+    """"Θ(n²)" is not stated by an abstract that gives the method Θ(n log n) and prior work Ω(n^2),
+    though it holds every digit; the bound it does state passes."""
+    import numpy as np
+
+    from rag.calibration import MINILM
+    from rag.records import Paper
+    from rag.support import support
+
+    def same(texts: list[str]) -> np.ndarray:
+        return np.full((len(texts), 4), 0.5, dtype=np.float32)
+
+    paper = Paper("p", "Prior kernels compare all pairs, costing $\\Omega(n^2)$. The Merge Kernel gives a compact $\\Theta(n \\log n)$ representation.", "Merge", False)
+    assert "Θ(n2)" in support("The Merge Kernel gives a compact Θ(n²) representation.", [paper], same, MINILM, same).missing
+    assert not support("The Merge Kernel gives a compact Θ(n log n) representation.", [paper], same, MINILM, same).missing
+    greek = Paper("q", "Manifold information is $\\Theta(\\sigma^{-2})$ stronger, and $O(\\sqrt{n})$ memory suffices.", "Noise", False)
+    assert not support("Manifold information is Θ(σ^-2) stronger, and O(√n) memory suffices.", [greek], same, MINILM, same).missing
