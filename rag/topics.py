@@ -23,6 +23,8 @@ MAX_GROUPS = 6
 # Groups in a corpus overview: the same rule, up to this many (5,358 papers → 12).
 MAX_OVERVIEW_GROUPS = 12
 LABEL_TERMS = 3
+# A label word is shown as the two-word phrase it starts when that many of its uses in the group are the phrase.
+PHRASE_SHARE = 0.6
 REPRESENTATIVES = 3
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
 # Words every ML abstract uses; as a label they say nothing.
@@ -33,7 +35,8 @@ _GENERIC = STOPWORDS | frozenset(
     significantly outperforms outperform benchmark benchmarks across wide range including through due time available open code
     approach approaches method methods work works establish established empirical deep provide provides show shows study studies
     result results paper introduce introduces present presents using use used enable enables allows new simple strong directly
-    baseline baselines practical""".split()
+    baseline baselines practical even best better identify identifies parameter parameters whether still furthermore moreover
+    additionally specifically notably importantly finally overall analysis analyses""".split()
 )
 # Manner adverbs ("empirically", "successfully", "substantially") say how, never what: no label.
 _ADVERB = re.compile(r"^[a-z]{4,}(?:ally|ully|ively|ntly|tly|ely|rly)$")
@@ -76,29 +79,38 @@ def _document_frequencies(papers: Sequence[Paper]) -> tuple[Counter[str], int]:
 
 
 def _words(paper: Paper) -> set[str]:
+    """The words and two-word phrases a label may use ("gaussian splatting", "reinforcement learning"):
+    a phrase neither begins with a word every abstract uses nor ends with a stop word."""
     # As the reader sees the text: "\textbf{I}nteraction-aware" is one word, not "nteraction-aware".
     text = readable(paper.abstract if paper.title_is_generated else f"{paper.title} {paper.abstract}")
     # A name or acronym keeps its case ("MoLE", not "mole"); other words are folded.
-    return {w if is_coined(w) else w.lower() for w in _WORD.findall(text) if w.lower() not in _GENERIC and len(w) > 3}
+    words = [w if is_coined(w) else w.lower() for w in _WORD.findall(text)]
+    usable = [w.lower() not in _GENERIC and not _ADVERB.match(w) and len(w) > 3 for w in words]
+    found = {w for w, ok in zip(words, usable, strict=True) if ok}
+    found |= {f"{a} {b}" for (a, ok), b in zip(zip(words, usable, strict=False), words[1:], strict=False) if ok and b.lower() not in STOPWORDS and len(b) > 2}
+    return found
 
 
 def _label(members: Sequence[Paper], background: Counter[str], total: int) -> str:
     inside: Counter[str] = Counter()
     for paper in members:
         inside.update(_words(paper))
-    # Share of the group using the word over its share of the corpus (smoothed): distinctive
-    # words score high; a word only one paper uses is that paper's, not the group's.
+    # Share of the group using the term over its share of the corpus (smoothed, as class-based
+    # TF-IDF): distinctive terms score high; a term only one paper uses is that paper's, not the group's.
     minimum = 2 if len(members) >= 3 else 1
-    scored = [
-        ((count / len(members)) * math.log((total + 1) / (background.get(word, 0) + 1)), word)
-        for word, count in inside.items()
-        if count >= minimum and not _ADVERB.match(word)
-    ]
+    scored = sorted(
+        (((count / len(members)) * math.log((total + 1) / (background.get(term, 0) + 1)), term) for term, count in inside.items() if count >= minimum),
+        reverse=True,
+    )
     chosen: list[str] = []
-    for _, word in sorted(scored, reverse=True):
-        # "attacks, attack" or "policy, policies" would spend two of three label words on one.
-        if _singular(word) not in {_singular(w) for w in chosen}:
-            chosen.append(word)
+    for _, term in scored:
+        if " " not in term:
+            # A word most of whose uses in the group are one phrase is shown as that phrase: "gaussian" as "gaussian splatting".
+            term = max((t for t in inside if t.split()[0] == term and " " in t), key=inside.__getitem__, default=term)
+            term = term if inside[term] >= PHRASE_SHARE * inside[term.split()[0]] else term.split()[0]
+        # "attacks, attack" or "policy, policies" would spend two of three label terms on one.
+        if not {_singular(w.lower()) for w in term.split()} & {_singular(w.lower()) for t in chosen for w in t.split()}:
+            chosen.append(term)
         if len(chosen) == LABEL_TERMS:
             break
     return ", ".join(chosen) or "miscellaneous"

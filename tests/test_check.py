@@ -132,7 +132,8 @@ def test_a_complexity_bound_is_compared_whole() -> None:
     def same(texts: list[str]) -> np.ndarray:
         return np.full((len(texts), 4), 0.5, dtype=np.float32)
 
-    paper = Paper("p", "Prior kernels compare all pairs, costing $\\Omega(n^2)$. The Merge Kernel gives a compact $\\Theta(n \\log n)$ representation.", "Merge", False)
+    abstract = "Prior kernels compare all pairs, costing $\\Omega(n^2)$. The Merge Kernel gives a compact $\\Theta(n \\log n)$ representation."
+    paper = Paper("p", abstract, "Merge", False)
     assert "Θ(n2)" in support("The Merge Kernel gives a compact Θ(n²) representation.", [paper], same, MINILM, same).missing
     assert not support("The Merge Kernel gives a compact Θ(n log n) representation.", [paper], same, MINILM, same).missing
     greek = Paper("q", "Manifold information is $\\Theta(\\sigma^{-2})$ stronger, and $O(\\sqrt{n})$ memory suffices.", "Noise", False)

@@ -84,10 +84,22 @@ def test_a_group_label_reads_words_as_the_reader_sees_them() -> None:
     others = [Paper(f"q{i}", "We study image classification with convolution.", "t", True) for i in range(3)]
     vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
     label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids)
-    words = label.split(", ")
+    words = {w for term in label.split(", ") for w in term.split()}
     assert not any(w.startswith(("nteraction", "nvariant")) for w in words), label
-    assert {"interaction-aware", "invariant", "MoLE"} & set(words), label
+    assert {"interaction-aware", "invariant", "MoLE"} & words, label
     assert "mole" not in words, label
+
+
+def test_a_group_label_names_a_phrase_its_papers_use_and_no_filler() -> None:
+    """"reinforcement learning", not "reinforcement", when the group says it so; words that say how
+    a sentence goes ("furthermore", "best") are no label."""
+    rl = "Furthermore, reinforcement learning with sparse rewards is the best fit; reinforcement learning needs exploration."
+    papers = [Paper(f"p{i}", f"{rl} Variant {i}.", "t", True) for i in range(3)]
+    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
+    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
+    label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
+    assert "reinforcement learning" in label and "reinforcement" not in label, label
+    assert not {"furthermore", "best"} & set(label), label
 
 
 def test_summarize_them_summarizes_the_papers_of_the_previous_answer(corpus: Path) -> None:  # noqa: F811

@@ -153,14 +153,15 @@ def test_map_rows_and_example_questions_come_from_the_corpus() -> None:
         paper("ReST-KV: robust KV eviction method", True),
     ]
     ids = tuple(p.paper_id for p in papers)
-    examples = render.example_questions(papers, [Group("kv, cache, eviction", ids, 3)])
+    examples = render.example_questions(papers, [Group("kv, eviction, sparse", ids, 3), Group("attention, kv cache", ids[:2], 2)])
     assert examples == [
         "What does SureLock propose?",
-        "Summarise the papers about kv cache",
+        "Summarise the papers about kv cache",  # a phrase of a label, not "kv eviction"
         "Compare SureLock and ReST-KV",
         "What topics does this corpus cover?",
     ]
     assert render.example_questions(papers[:1]) == ["What topics does this corpus cover?"]
+    assert render.example_questions(papers[:1], [Group("graphs, molecules", ids[:1], 1)])[0] == "Summarise the papers about graphs"
 
 
 def test_render_report_lists_each_bad_line_with_the_uploaded_name() -> None:

@@ -277,13 +277,16 @@ def _short_name(paper: Paper) -> str:
 
 def example_questions(papers: Sequence[Paper], topics: Sequence[Group] = (), count: int = 4) -> list[str]:
     """Questions this corpus can answer, made from it: about a paper by its name, a summary of a
-    topic (its two most distinctive words), a comparison of two named papers of one topic."""
+    topic (a phrase of its label), a comparison of two named papers of one topic."""
     named = {p.paper_id: name for p in papers if (name := _short_name(p))}
     examples: list[str] = []
     if named:
         examples.append(f"What does {next(iter(named.values()))} propose?")
     if topics:
-        examples.append("Summarise the papers about " + " ".join(t.strip() for t in topics[0].label.split(",")[:2]))
+        # A topic's label term as a person would name a theme: a phrase ("reinforcement learning")
+        # where a label has one, else the biggest topic's first word; never two label words run together.
+        terms = [t.strip() for g in topics for t in g.label.split(",")]
+        examples.append("Summarise the papers about " + next((t for t in terms if " " in t), terms[0]))
     pairs = [[named[i] for i in g.paper_ids if i in named][:2] for g in topics]
     pair = next((p for p in pairs if len(p) == 2), list(named.values())[1:3])
     if len(pair) == 2:
