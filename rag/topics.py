@@ -26,7 +26,8 @@ LABEL_TERMS = 3
 # A label word is shown as the two-word phrase it starts when that many of its uses in the group are the phrase.
 PHRASE_SHARE = 0.6
 REPRESENTATIVES = 3
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
+# Words, and names that begin with a digit ("3DGS", not "DGS").
+_WORD = re.compile(r"(?<![A-Za-z0-9])\d+[A-Za-z][A-Za-z0-9\-]*|[A-Za-z][A-Za-z0-9\-]+")
 # Words every ML abstract uses; as a label they say nothing.
 _GENERIC = STOPWORDS | frozenset(
     """learning neural network networks data training large performance task tasks language existing models framework problem
@@ -84,10 +85,15 @@ def _words(paper: Paper) -> set[str]:
     # As the reader sees the text: "\textbf{I}nteraction-aware" is one word, not "nteraction-aware".
     text = readable(paper.abstract if paper.title_is_generated else f"{paper.title} {paper.abstract}")
     # A name or acronym keeps its case ("MoLE", not "mole"); other words are folded.
-    words = [w if is_coined(w) else w.lower() for w in _WORD.findall(text)]
+    matches = list(_WORD.finditer(text))
+    words = [m.group() if is_coined(m.group()) else m.group().lower() for m in matches]
     usable = [w.lower() not in _GENERIC and not _ADVERB.match(w) and len(w) > 3 for w in words]
     found = {w for w, ok in zip(words, usable, strict=True) if ok}
-    found |= {f"{a} {b}" for (a, ok), b in zip(zip(words, usable, strict=False), words[1:], strict=False) if ok and b.lower() not in STOPWORDS and len(b) > 2}
+    for i in range(len(words) - 1):
+        # Two neighbours with only a space between: "Splatting (3DGS)" is no phrase.
+        joined = text[matches[i].end() : matches[i + 1].start()] == " "
+        if joined and usable[i] and words[i + 1].lower() not in STOPWORDS and len(words[i + 1]) > 2:
+            found.add(f"{words[i]} {words[i + 1]}")
     return found
 
 
