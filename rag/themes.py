@@ -18,7 +18,7 @@ from rag.calibration import MINILM, Calibration
 from rag.evidence import sentences_of
 from rag.records import Hit, Paper
 from rag.routing import ASKS_ABOUT_ZH, CORPUS_QUESTION, SUMMARY_VERBS_ZH
-from rag.text import key_terms, strip_citations
+from rag.text import STOPWORDS, TERM_HEADS, key_terms, stem_words, strip_citations, term_sequence
 
 # The words that make a request a summary request; what is left is the theme. Not inside a
 # hyphenated name: "mixture-of-experts" keeps its "of", "state-of-the-art" its "the".
@@ -84,15 +84,51 @@ def theme_of(question: str) -> str:
     return " ".join(_REQUEST.sub(" ", strip_citations(question)).split())
 
 
+# What a theme gives as examples or asides: "preference optimization methods such as DPO",
+# "multi-agent systems (debate, collaboration)", "reward models, including process reward models".
+_EXAMPLES = re.compile(r"\s*\([^()]*\)|,?\s+\b(?:such as|including|e\.g\.?|for example|for instance|especially|like)\b.*$", re.I)
+
+
+def theme_head(theme: str) -> str:
+    """The theme without its examples and asides: a paper about it need not name those. (The
+    search still reads them: they find papers.)"""
+    return " ".join(_EXAMPLES.sub(" ", theme).split()) or theme
+
+
+_STOPWORD_STEMS = frozenset(stem_words(sorted(STOPWORDS)))
+
+
 def core_terms(theme: str, document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM) -> tuple[set[str], bool]:
     """The theme's rare terms ("splat" in "3D Gaussian Splatting", not "3d"), and whether they must
     occur together: a theme without a rare term ("diffusion language models") is its two least
     common terms, in one sentence."""
-    terms = {t for t in key_terms(theme) if document_frequency.get(t, 0) > 0}
+    # A term that is also a stop word's stem ("model" of "modeling") is seen in a text only in its
+    # other forms ("reward models" drops "models"): no paper could be found naming it.
+    terms = {t for t in key_terms(theme) if document_frequency.get(t, 0) > 0 and t not in _STOPWORD_STEMS}
     core = {t for t in terms if document_frequency[t] <= max(cal.core_term_max_share * papers, cal.core_term_max_papers)}
     if core:
         return core, False
     return set(sorted(terms, key=lambda t: (document_frequency[t], t))[:2]), True
+
+
+def theme_unit(theme: str, core: set[str]) -> tuple[str, ...]:
+    """For a theme without a rare term, the words it names as one term, in order ("reward models
+    and reward modeling" → reward model): the first run of two or three of its words that holds its
+    least common term and no stop word (but a term's own, "models"). () when it has none."""
+    words = term_sequence(theme)
+    heads = _STOPWORD_STEMS & set(stem_words(sorted(TERM_HEADS)))
+    for length in (2, 3):
+        for start in range(len(words) - length + 1):
+            run = tuple(words[start : start + length])
+            if core & set(run) and all(w not in _STOPWORD_STEMS or w in heads for w in run) and run[0] not in heads:
+                return run
+    return ()
+
+
+def _says(unit: tuple[str, ...], text: str) -> bool:
+    """Whether `text` has the unit's words next to each other, in order, in any of their forms."""
+    words = term_sequence(text)
+    return any(tuple(words[i : i + len(unit)]) == unit for i in range(len(words) - len(unit) + 1))
 
 
 def _compound(term: str) -> re.Pattern[str] | None:
@@ -134,7 +170,7 @@ def _acronyms(sentences: Sequence[str], core: set[str]) -> dict[str, set[str]]:
     return defined
 
 
-def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibration = MINILM) -> bool:
+def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibration = MINILM, unit: tuple[str, ...] = ()) -> bool:
     """About, not merely mentioning: the title names the theme's core, or at least
     `min_core_sentences` sentences of the abstract do, in words or by an acronym the abstract
     defines for them ("MoE" once "Mixture-of-Experts (MoE)"). Off-theme papers name a theme once,
@@ -143,7 +179,8 @@ def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibrat
         return True
     sentences = sentences_of(paper)
     texts = ([] if paper.title_is_generated else [paper.title]) + sentences
-    found = [mentioned(core, text) for text in texts]
+    # A unit counts as all of the core, named together.
+    found = [(set(core) if _says(unit, text) else set()) if unit else mentioned(core, text) for text in texts]
 
     def enough() -> bool:
         names = [f == core if together else bool(f) for f in found]
@@ -177,7 +214,9 @@ def _text(hit: Hit) -> str:
 
 def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM) -> list[Hit]:
     """The hits (ranked candidates) a summary of `theme` includes, in their order."""
+    theme = theme_head(theme)
     core, together = core_terms(theme, document_frequency, papers, cal)
+    unit = theme_unit(theme, core) if together else ()
     weights = {t: math.log((papers + 1) / (document_frequency.get(t, 0) + 1)) for t in key_terms(theme)}
     terms: dict[str, set[str]] = {}
 
@@ -192,5 +231,5 @@ def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str
         for h in hits
         if theme_grounding(weights, h, terms_of(h), cal) >= cal.min_grounding
         and mentioned(subject, _text(h), terms_of(h)) == subject
-        and is_about(h.paper, core, together, cal)
+        and is_about(h.paper, core, together, cal, unit)
     ]

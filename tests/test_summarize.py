@@ -12,7 +12,7 @@ from rag.calibration import MINILM
 from rag.evidence import contribution_sentence
 from rag.records import Hit, Paper
 from rag.text import split_sentences
-from rag.themes import about_theme, core_terms, is_about, mentioned, theme_grounding, theme_of
+from rag.themes import about_theme, core_terms, is_about, mentioned, theme_grounding, theme_head, theme_of, theme_unit
 from rag.topics import group
 from rag.verify import draft_sentences
 from tests.conftest import write_jsonl
@@ -164,6 +164,27 @@ def test_a_summary_keeps_papers_that_use_the_subject_its_best_matches_share() ->
     # Fewer candidates than MINILM.subject_top: no subject is inferred, every core term counts.
     kept = {h.paper.paper_id for h in about_theme("differential privacy in machine learning", hits[-3:], frequency, 5000)}
     assert kept == {"p18", "p19", "p98"}
+
+
+def test_a_themes_examples_and_asides_are_not_required_of_its_papers() -> None:
+    assert theme_head("preference optimization methods such as DPO") == "preference optimization methods"
+    assert theme_head("LLM-based multi-agent systems (debate, collaboration)") == "LLM-based multi-agent systems"
+    assert theme_head("reward models, including process reward models") == "reward models"
+    assert theme_head("diffusion language models") == "diffusion language models"
+
+
+def test_a_theme_of_common_words_is_named_as_one_term() -> None:
+    """"reward models" is a term: a paper about rewards in reinforcement learning that also fits a
+    model is not about it, one about a reward model is, in any of the words' forms."""
+    core, together = core_terms("reward models and reward modeling", {"reward": 600, "model": 700}, 5000)
+    assert together and core == {"reward"}  # "model" is also a stop word's stem: never counted on its own
+    unit = theme_unit("reward models and reward modeling", core)
+    assert unit == ("reward", "model")
+    on = Paper("a", "We train a reward model on preferences. The reward modeling objective is simple.", "Better Reward Models", False)
+    off = Paper("b", "Sparse rewards slow exploration. We shape the reward with a world model of the task.", "Exploration", False)
+    assert is_about(on, core, together, unit=unit)
+    assert not is_about(off, core, together, unit=unit)
+    assert is_about(off, core, together)  # without the unit, "reward" twice was enough
 
 
 def test_a_summary_leaves_out_a_paper_that_names_the_theme_in_passing(tmp_path: Path) -> None:
