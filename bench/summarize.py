@@ -148,8 +148,12 @@ def by_split(args: argparse.Namespace, files: tuple[str, ...], warm_up: str) -> 
     papers = {p.paper_id: p for p in api.papers()}
     api.ask(warm_up, mode="summarize")  # loads the models (for Chinese: the phrase table and the dictionary)
     rows = [json.loads(line) for name in files for line in (ROOT / "bench" / name).read_text(encoding="utf-8").splitlines() if line.strip()]
-    parts: dict[str, list[tuple[float, float, float, bool]]] = {}
-    lines = ["| split | theme | routed | matched to | gold | included | recall | title mismatch | s |", "|---|---|---|---|---|---|---|---|---|"]
+    judgements = load_judgements(args.judged)
+    parts: dict[str, list[tuple[float, float, float, bool, float]]] = {}
+    lines = [
+        "| split | theme | routed | matched to | gold | included | recall | title mismatch | mismatched judged | judged off-theme (est.) | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in (r for r in rows if r["type"] == "theme"):
         pattern = re.compile(row["title_pattern"], re.I)
         gold = {p for p, paper in papers.items() if pattern.search(paper.title)}
@@ -160,18 +164,24 @@ def by_split(args: argparse.Namespace, files: tuple[str, ...], warm_up: str) -> 
         included = {s.paper.paper_id for s in answer.sources}
         recall = len(gold & included) / len(gold)
         mismatch = len(included - gold) / len(included) if included else 0.0
-        parts.setdefault(row["split"], []).append((recall, mismatch, elapsed, routed))
+        off, judged, mismatched, _ = judged_off(row["q"], included, gold, judgements)
+        off_share = off / len(included) if included else 0.0
+        parts.setdefault(row["split"], []).append((recall, mismatch, elapsed, routed, off_share))
         lines.append(
             f"| {row['split']} | {row['q']} | {'summarize' if routed else route(row['q'])} | {answer.query} | {len(gold)} | {len(included)} "
-            f"| {recall:.3f} | {mismatch:.3f} | {elapsed:.2f} |"
+            f"| {recall:.3f} | {mismatch:.3f} | {judged} / {mismatched} | {off_share:.3f} | {elapsed:.2f} |"
         )
-    print("| split | themes | routed to summarize | mean recall | themes with recall >= 0.8 | mean title mismatch | p50 s |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| split | themes | routed to summarize | mean recall | themes with recall >= 0.8 | mean title mismatch "
+        "| judged off-theme (est.), mean / worst | p50 s |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for split, values in parts.items():
         recalls = [v[0] for v in values]
         print(
             f"| {split} | {len(values)} | {sum(v[3] for v in values)} | {statistics.mean(recalls):.3f} | {sum(r >= 0.8 for r in recalls)} "
-            f"| {statistics.mean(v[1] for v in values):.3f} | {statistics.median(v[2] for v in values):.2f} |"
+            f"| {statistics.mean(v[1] for v in values):.3f} | {statistics.mean(v[4] for v in values):.3f} / {max(v[4] for v in values):.3f} "
+            f"| {statistics.median(v[2] for v in values):.2f} |"
         )
     if args.per_theme:
         print("\n" + "\n".join(lines))
