@@ -13,6 +13,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from itertools import pairwise
 
 from rag.calibration import MINILM, Calibration
 from rag.evidence import sentences_of
@@ -96,6 +97,7 @@ def theme_head(theme: str) -> str:
 
 
 _STOPWORD_STEMS = frozenset(stem_words(sorted(STOPWORDS)))
+_HEADS = _STOPWORD_STEMS & frozenset(stem_words(sorted(TERM_HEADS)))  # "model", "method": a term's own words
 
 
 def core_terms(theme: str, document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM) -> tuple[set[str], bool]:
@@ -116,13 +118,38 @@ def theme_unit(theme: str, core: set[str]) -> tuple[str, ...]:
     and reward modeling" → reward model): the first run of two or three of its words that holds its
     least common term and no stop word (but a term's own, "models"). () when it has none."""
     words = term_sequence(theme)
-    heads = _STOPWORD_STEMS & set(stem_words(sorted(TERM_HEADS)))
+    heads = _HEADS
     for length in (2, 3):
         for start in range(len(words) - length + 1):
             run = tuple(words[start : start + length])
             if core & set(run) and all(w not in _STOPWORD_STEMS or w in heads for w in run) and run[0] not in heads:
                 return run
     return ()
+
+
+# Candidates that must use one of a theme's two-word terms for it to count as a term.
+MIN_UNIT_PAPERS = 3
+
+
+def modifier_units(theme: str, core: set[str]) -> list[tuple[str, ...]]:
+    """The theme's two-word terms that end in a core term, modifier first ("knowledge editing / model
+    editing" → knowledge edit, model edit)."""
+    words = term_sequence(theme)
+    return list(dict.fromkeys((a, b) for a, b in pairwise(words) if b in core and a not in core and (a not in _STOPWORD_STEMS or a in _HEADS)))
+
+
+def shared_head(units: Sequence[tuple[str, ...]], core: set[str], texts: Sequence[str]) -> bool:
+    """Whether the theme's core word names something else too among `texts` (its candidates): as
+    many of them put another modifier before it ("image editing") as use one of the theme's terms
+    ("knowledge editing"). Then the head word alone is not the theme."""
+    ours, others = 0, Counter[str]()
+    for text in texts:
+        words = term_sequence(text)
+        ours += any(_says(u, text) for u in units)
+        others.update({a for a, b in pairwise(words) if b in core and (a, b) not in units and a not in _STOPWORD_STEMS and len(a) > 2})
+    # A "term" few candidates use is an artefact of the request's wording ("learning EEG" of
+    # "machine learning on EEG signals"), not a term of the field.
+    return ours >= MIN_UNIT_PAPERS and bool(others) and others.most_common(1)[0][1] >= ours
 
 
 def _says(unit: tuple[str, ...], text: str) -> bool:
@@ -170,7 +197,7 @@ def _acronyms(sentences: Sequence[str], core: set[str]) -> dict[str, set[str]]:
     return defined
 
 
-def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibration = MINILM, unit: tuple[str, ...] = ()) -> bool:
+def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibration = MINILM, units: Sequence[tuple[str, ...]] = ()) -> bool:
     """About, not merely mentioning: the title names the theme's core, or at least
     `min_core_sentences` sentences of the abstract do, in words or by an acronym the abstract
     defines for them ("MoE" once "Mixture-of-Experts (MoE)"). Off-theme papers name a theme once,
@@ -179,8 +206,10 @@ def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibrat
         return True
     sentences = sentences_of(paper)
     texts = ([] if paper.title_is_generated else [paper.title]) + sentences
-    # A unit counts as all of the core, named together.
-    found = [(set(core) if _says(unit, text) else set()) if unit else mentioned(core, text) for text in texts]
+    # A unit counts as all of the core, named together; a core word that heads a unit counts only
+    # in it ("editing" only as "knowledge editing"), the others still count alone ("conformal").
+    alone = set() if together else core - {u[-1] for u in units}
+    found = [(set(core) if any(_says(u, text) for u in units) else mentioned(alone, text)) if units else mentioned(core, text) for text in texts]
 
     def enough() -> bool:
         names = [f == core if together else bool(f) for f in found]
@@ -216,7 +245,11 @@ def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str
     """The hits (ranked candidates) a summary of `theme` includes, in their order."""
     theme = theme_head(theme)
     core, together = core_terms(theme, document_frequency, papers, cal)
-    unit = theme_unit(theme, core) if together else ()
+    # The theme as one term when its words are common ("reward models"), or when its core word
+    # also names something else among the candidates ("knowledge editing" beside "image editing").
+    units = [u for u in [theme_unit(theme, core)] if u] if together else modifier_units(theme, core)
+    if not together and units and not shared_head(units, core, [_text(h) for h in hits]):
+        units = []
     weights = {t: math.log((papers + 1) / (document_frequency.get(t, 0) + 1)) for t in key_terms(theme)}
     terms: dict[str, set[str]] = {}
 
@@ -231,5 +264,5 @@ def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str
         for h in hits
         if theme_grounding(weights, h, terms_of(h), cal) >= cal.min_grounding
         and mentioned(subject, _text(h), terms_of(h)) == subject
-        and is_about(h.paper, core, together, cal, unit)
+        and is_about(h.paper, core, together, cal, units)
     ]

@@ -12,7 +12,7 @@ from rag.calibration import MINILM
 from rag.evidence import contribution_sentence
 from rag.records import Hit, Paper
 from rag.text import split_sentences
-from rag.themes import about_theme, core_terms, is_about, mentioned, theme_grounding, theme_head, theme_of, theme_unit
+from rag.themes import about_theme, core_terms, is_about, mentioned, modifier_units, shared_head, theme_grounding, theme_head, theme_of, theme_unit
 from rag.topics import group
 from rag.verify import draft_sentences
 from tests.conftest import write_jsonl
@@ -182,9 +182,25 @@ def test_a_theme_of_common_words_is_named_as_one_term() -> None:
     assert unit == ("reward", "model")
     on = Paper("a", "We train a reward model on preferences. The reward modeling objective is simple.", "Better Reward Models", False)
     off = Paper("b", "Sparse rewards slow exploration. We shape the reward with a world model of the task.", "Exploration", False)
-    assert is_about(on, core, together, unit=unit)
-    assert not is_about(off, core, together, unit=unit)
+    assert is_about(on, core, together, units=[unit])
+    assert not is_about(off, core, together, units=[unit])
     assert is_about(off, core, together)  # without the unit, "reward" twice was enough
+
+
+def test_a_head_word_that_names_something_else_among_the_candidates_counts_only_in_the_themes_term() -> None:
+    """"knowledge editing" beside as many papers on "image editing": editing alone is not the theme;
+    a term the candidates never use ("learning EEG" of "machine learning on EEG signals") is no term."""
+    units = modifier_units("knowledge editing", {"edit"})
+    assert units == [("knowledg", "edit")]
+    knowledge = ["We study knowledge editing of LLM facts. Knowledge editing methods fail on chains."] * 3
+    image = ["Image editing with diffusion. We evaluate image editing quality."] * 3
+    assert shared_head(units, {"edit"}, knowledge + image)
+    assert not shared_head(units, {"edit"}, knowledge + ["Video frames are compressed."] * 3)  # nothing else is edited
+    assert not shared_head(modifier_units("learning EEG signals", {"eeg"}), {"eeg"}, ["Scalp EEG decoding.", "Raw EEG for sleep staging."] * 3)
+    on = Paper("k", knowledge[0], "Editing Facts", False)
+    off = Paper("i", image[0], "Edit Anything", False)
+    assert is_about(on, {"edit"}, units=units) and not is_about(off, {"edit"}, units=units)
+    assert is_about(off, {"edit"})  # the head word alone took it in
 
 
 def test_a_summary_leaves_out_a_paper_that_names_the_theme_in_passing(tmp_path: Path) -> None:
