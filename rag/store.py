@@ -39,7 +39,7 @@ class ChunkStore:
 
     def holds(self, chunk_id: str) -> bool:
         """Whether this store keeps the chunk with this id (f"{paper_id}#{index}")."""
-        return self.first_chunks is None or int(chunk_id.rsplit("#", 1)[1]) < self.first_chunks
+        return self.first_chunks is None or _split_id(chunk_id)[1] < self.first_chunks
 
     @property
     def embeddings(self) -> Embeddings:
@@ -79,7 +79,7 @@ class ChunkStore:
             return
         ids = list(metadata)
         self._chroma._collection.update(
-            ids=ids, metadatas=[{**metadata[i], "paper_id": i.rsplit("#", 1)[0], "chunk": int(i.rsplit("#", 1)[1])} for i in ids]
+            ids=ids, metadatas=[{**metadata[i], "paper_id": _split_id(i)[0], "chunk": _split_id(i)[1]} for i in ids]
         )
 
     def count(self) -> int:
@@ -140,6 +140,12 @@ class ChunkStore:
             return {}
         found = self._chroma.get(ids=list(chunk_ids), include=["documents"])
         return {str(cid): str(doc) for cid, doc in zip(found["ids"], found["documents"], strict=True)}
+
+
+def _split_id(chunk_id: str) -> tuple[str, int]:
+    """A chunk id (rag/records.Chunk: f"{paper_id}#{index}") as its paper id and index."""
+    paper_id, index = chunk_id.rsplit("#", 1)
+    return paper_id, int(index)
 
 
 def multilingual_collection(settings: Settings) -> str:

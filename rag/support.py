@@ -43,6 +43,7 @@ _SPELLED = {
 _GUARDED_WORDS = frozenset(_SPELLED)
 # A complexity bound is one quantity: "Θ(n^2)" is not stated by an abstract giving Θ(n log n) and Ω(n^2).
 _BOUND = re.compile(r"(\\Theta|\\Omega|Θ|Ω|\bO)\s*\(([^()]{1,40})\)")
+_BOUND_LETTERS = {"\\Theta": "Θ", "\\Omega": "Ω"}
 _SPACE_OR_SLASH = re.compile(r"[\s\\·*]")  # spaces, LaTeX's backslashes, product signs
 # A Chinese count ("七种编辑类型", "两个目标"): a numeral before a measure word. 一 is left out: "一个"
 # is as often "a" as "one".
@@ -131,9 +132,8 @@ def _own_names(papers: Sequence[Paper]) -> set[str]:
 def _bounds(text: str) -> set[str]:
     """The complexity bounds a text states, spaces and LaTeX spelling aside: "Θ(n log n)" → "Θ(nlogn)",
     "$\\Omega(\\sqrt{n})$" → "Ω(√n)", "O(σ^-2)" → "O(sigma-2)"."""
-    names = {"\\Theta": "Θ", "\\Omega": "Ω"}
     found = _BOUND.findall(text)
-    return {names.get(letter, letter) + "(" + _greek_spelled(_SPACE_OR_SLASH.sub("", inner).replace("sqrt", "√")) + ")" for letter, inner in found}
+    return {_BOUND_LETTERS.get(letter, letter) + "(" + _greek_spelled(_SPACE_OR_SLASH.sub("", inner).replace("sqrt", "√")) + ")" for letter, inner in found}
 
 
 def _greek_spelled(text: str) -> str:

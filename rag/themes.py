@@ -118,11 +118,10 @@ def theme_unit(theme: str, core: set[str]) -> tuple[str, ...]:
     and reward modeling" → reward model): the first run of two or three of its words that holds its
     least common term and no stop word (but a term's own, "models"). () when it has none."""
     words = term_sequence(theme)
-    heads = _HEADS
     for length in (2, 3):
         for start in range(len(words) - length + 1):
             run = tuple(words[start : start + length])
-            if core & set(run) and all(w not in _STOPWORD_STEMS or w in heads for w in run) and run[0] not in heads:
+            if core & set(run) and all(w not in _STOPWORD_STEMS or w in _HEADS for w in run) and run[0] not in _HEADS:
                 return run
     return ()
 
@@ -145,16 +144,16 @@ def shared_head(units: Sequence[tuple[str, ...]], core: set[str], texts: Sequenc
     ours, others = 0, Counter[str]()
     for text in texts:
         words = term_sequence(text)
-        ours += any(_says(u, text) for u in units)
+        ours += any(_says(u, words) for u in units)
         others.update({a for a, b in pairwise(words) if b in core and (a, b) not in units and a not in _STOPWORD_STEMS and len(a) > 2})
     # A "term" few candidates use is an artefact of the request's wording ("learning EEG" of
     # "machine learning on EEG signals"), not a term of the field.
     return ours >= MIN_UNIT_PAPERS and bool(others) and others.most_common(1)[0][1] >= ours
 
 
-def _says(unit: tuple[str, ...], text: str) -> bool:
-    """Whether `text` has the unit's words next to each other, in order, in any of their forms."""
-    words = term_sequence(text)
+def _says(unit: tuple[str, ...], words: Sequence[str]) -> bool:
+    """Whether a text's term sequence (rag/text.term_sequence) has the unit's words next to each
+    other, in order: in any of their forms."""
     return any(tuple(words[i : i + len(unit)]) == unit for i in range(len(words) - len(unit) + 1))
 
 
@@ -209,7 +208,12 @@ def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibrat
     # A unit counts as all of the core, named together; a core word that heads a unit counts only
     # in it ("editing" only as "knowledge editing"), the others still count alone ("conformal").
     alone = set() if together else core - {u[-1] for u in units}
-    found = [(set(core) if any(_says(u, text) for u in units) else mentioned(alone, text)) if units else mentioned(core, text) for text in texts]
+    sequences = [term_sequence(text) for text in texts] if units else []
+    found = (
+        [set(core) if any(_says(u, words) for u in units) else mentioned(alone, text) for text, words in zip(texts, sequences, strict=True)]
+        if units
+        else [mentioned(core, text) for text in texts]
+    )
 
     def enough() -> bool:
         names = [f == core if together else bool(f) for f in found]
