@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rag.entailment import DIRECTION, FUNCTION_WORDS, NEGATION, PRIOR_CONTEXT, Finding, stems_of, tokens
 from rag.text import bare_name, names, plain
@@ -285,14 +285,18 @@ def list_findings(claim: str, abstract: str) -> list[Finding]:
     return []
 
 
-def restatement_findings(claim: str, sentences: Sequence[str], aligned: Sequence[str], own_names: set[str]) -> list[Finding]:
-    """Every objection of the restatement rules to an English claim."""
-    claim = plain(claim)
-    abstract = " ".join(plain(s) for s in sentences)
+def restatement_findings(
+    claim: str, sentences: Sequence[str], aligned: Sequence[str], own_names: set[str], worded: Callable[[str], str] = str
+) -> list[Finding]:
+    """Every objection of the restatement rules to an English claim. Who does what is read on the
+    texts as given, names kept; the words compared by the other rules as `worded` reads them (the
+    abstract's acronyms spelled out)."""
+    said, abstract = plain(claim), " ".join(plain(s) for s in sentences)
+    claim, words_of_abstract, aligned_words = plain(worded(claim)), plain(worded(abstract)), [worded(s) for s in aligned]
     return [
-        *subject_findings(claim, sentences, aligned, own_names),
-        *swap_findings(claim, aligned),
-        *edit_findings(claim, aligned, abstract, own_names),
-        *relation_findings(claim, aligned),
-        *list_findings(claim, abstract),
+        *subject_findings(said, sentences, aligned, own_names),
+        *swap_findings(said, aligned),
+        *edit_findings(claim, aligned_words, words_of_abstract, own_names),
+        *relation_findings(claim, aligned_words),
+        *list_findings(claim, words_of_abstract),
     ]

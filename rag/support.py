@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rag.acronyms import abbreviate, abbreviates, defined_acronyms, spell_out
 from rag.calibration import MINILM, MULTILINGUAL, Calibration
 from rag.entailment import Finding, word_findings
 from rag.evidence import SentenceVectors, contribution_sentence, sentences_of
@@ -85,12 +86,14 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     aligned = [sentences[i] for i in order[:ALIGNED_SENTENCES]]
     cosine = float(cosines[order[0]])
     text = " ".join(sentences)
+    acronyms = defined_acronyms(text)
     terms = key_terms(claim)
     overlap = round(len(terms & key_terms(text)) / len(terms) if terms else 0.0, 4)
     flat, flat_claim = plain(text), plain(claim)
     lowered = flat.lower()
     text_numbers = numbers(flat)
-    missing = sorted(n for n in numbers(flat_claim) if n not in text_numbers) + sorted(n for n in names(flat_claim) if not _states_name(n, lowered))
+    missing = sorted(n for n in numbers(flat_claim) if n not in text_numbers)
+    missing += sorted(n for n in names(flat_claim) if not _states_name(n, lowered) and not abbreviates(n, flat))
     missing += sorted(_bounds(flat_claim) - _bounds(flat))
     source_words = set(_PLAIN_WORD.findall(lowered))
     digits = text_numbers | ({"%"} if "%" in flat else set())
@@ -100,7 +103,8 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
         # there, a count in Chinese words too, as digits or as an English word.
         missing += sorted(n for n in _ZH_COUNT.findall(claim) if _ZH_DIGITS[n] not in digits and _WORD_OF[_ZH_DIGITS[n]] not in source_words)
         score = round(cosine, 4)
-        objections = tuple(word_findings(claim, sentences, aligned))
+        named, worded = _one_way(acronyms, _own_names(papers))
+        objections = tuple(word_findings(worded(named(claim)), [worded(named(s)) for s in sentences], [worded(named(s)) for s in aligned]))
         ok = score >= MULTILINGUAL.min_support and not missing and not objections if multilingual is not None else False
         return Support(score, tuple(missing), overlap, ok, objections, tuple(aligned))
     # Chinese words in a mostly English sentence ("SureLock 减少了 FLOPs by 30--50% [1]") pass the
@@ -108,9 +112,25 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     # abstract does not state it, so it must not reach a reader.
     missing += sorted(w for w in chinese_runs(claim) if w not in text)
     score = round(cal.support_cosine_weight * cosine + (1 - cal.support_cosine_weight) * overlap, 4)
-    objections = (*word_findings(claim, sentences, aligned), *restatement_findings(claim, sentences, aligned, _own_names(papers)))
+    own = _own_names(papers)
+    named, worded = _one_way(acronyms, own)
+    claim, sentences, aligned = named(claim), [named(s) for s in sentences], [named(s) for s in aligned]
+    words = (worded(claim), [worded(s) for s in sentences], [worded(s) for s in aligned])
+    objections = (*word_findings(*words), *restatement_findings(claim, sentences, aligned, own, worded))
     ok = score >= cal.min_support and overlap >= cal.min_overlap and not missing and not objections
     return Support(score, tuple(missing), overlap, ok, objections, tuple(aligned))
+
+
+def _one_way(acronyms: dict[str, str], own: set[str]) -> tuple[Callable[[str], str], Callable[[str], str]]:
+    """How the meaning rules read the acronyms the abstract defines: the paper's own names as names
+    ("SecPE" is the title's "Secret-Protected Evolution"), for every rule; other terms as their words
+    ("higher FID" against "lower Fréchet Inception Distance (FID)" is a flipped direction, "uses high
+    window-entropy tokens" for "uses HWE tokens" no swapped word), for the rules that compare words
+    rather than who does what."""
+    own = {name.lower() for name in own}
+    mine = {a: e for a, e in acronyms.items() if a.lower() in own}
+    terms = {a: e for a, e in acronyms.items() if a.lower() not in own}
+    return (lambda text: abbreviate(text, mine)), (lambda text: spell_out(text, terms))
 
 
 def _states_name(name: str, lowered: str) -> bool:
