@@ -18,6 +18,7 @@ _WORD = re.compile(r"[^\W\d_]+")
 def defined_acronyms(text: str) -> dict[str, str]:
     """Each acronym the text defines, with the words it stands for: {"FID": "Fréchet Inception Distance"}."""
     found: dict[str, str] = {}
+    text = text.replace("*", "")  # Markdown emphasis: "*high window-entropy (HWE) tokens*"
     for match in _DEFINED.finditer(text):
         acronym = match.group(1)
         if sum(c.isupper() for c in acronym) >= 2 and acronym not in found and (expansion := expansion_before(text[: match.start()], acronym)):

@@ -39,9 +39,20 @@ def _subject_names(text: str) -> list[str]:
         if bare in _PREPOSITIONS or bare in DIRECTION or (bare.endswith(("es", "ed")) and bare not in names(word)):
             break
         subject.append(word)
-    return sorted(bare_name(n) for n in names(" ".join(subject)))
+    return sorted(_family(bare_name(n)) for n in names(" ".join(subject)))
 
 
+# "GAR-1B" and "GAR-8B" are one method at two sizes: a subject is its family.
+_SIZE = re.compile(r"-\d+(?:\.\d+)?[bmk]$")
+
+
+def _family(name: str) -> str:
+    return _SIZE.sub("", name)
+
+
+_FRAME = re.compile(
+    r"^(?:according to [^,]{1,60},\s*|(?:\S+\s+){0,5}?(?:shows?|reveals?|finds?|demonstrates?|argues?|observes?|notes?|reports?|proves?)\s+that\s+)", re.I
+)
 _SUBORDINATE = re.compile(r"^(?:whereas|while|unlike|although|though|compared (?:to|with)|in contrast to|rather than|instead of)\b[^,]*,\s*", re.I)
 
 
@@ -86,8 +97,9 @@ def subject_findings(claim: str, sentences: Sequence[str], aligned: Sequence[str
     if _PRIOR_SUBJECT.search(claim) and aligned and not any(PRIOR_CONTEXT.search(_restated_clause(claim, plain(s))) for s in aligned):
         found.append(Finding("subject", "gives prior work or a baseline what the abstract says of the proposed method"))
         return found
-    # "Whereas traditional MPNNs ..., the IBG-based network ...": the subject is the main clause's.
-    main = _SUBORDINATE.sub("", claim)
+    # "Whereas traditional MPNNs ..., the IBG-based network ...": the subject is the main clause's;
+    # "The VLMFP paper observes that VLMs ...", "According to the paper, SFT ...": the reported clause's.
+    main = _FRAME.sub("", _SUBORDINATE.sub("", claim))
     subject = _subject_names(main) or _proper_subject(main, sentences)
     if aligned and (contrasted := _contrasted_subject(main, aligned[0])):
         return [Finding("subject", f"gives '{contrasted}' what the abstract contrasts it with")]
@@ -194,7 +206,8 @@ def _claims_something(word: str, abstract_stems: set[str]) -> bool:
 
 
 # "A rather than B", "A by B", "A than B": the two sides of a relation said the other way round.
-_RELATIONS = ("rather than", "instead of", "than", "by", "over", "versus", "vs", "into", "to")
+# Not "to": mostly an infinitive ("triggers to decide when to explore"), whose sides are no relation.
+_RELATIONS = ("rather than", "instead of", "than", "by", "over", "versus", "vs", "into")
 _SIDE_WORDS = 3
 
 
@@ -265,7 +278,8 @@ def swap_findings(claim: str, aligned: Sequence[str]) -> list[Finding]:
 
 
 # "A, B, and C": at least three short items (no clause among them: "X needs no training, yet it equals ...").
-_LIST = re.compile(r"(?:[^,;:.]{2,60},\s+)+(?:(?:and|or)\s+)?[^,;:.]{2,60}?(?=[,;:.]|\s+(?:on|in|for|with|to|while|across|under)\b|$)")
+_ITEM = r"(?:[^,;:.()]|(?<=\d)\.(?=\d)){2,60}"  # no parentheses ("(p, r)-secret" is no list); "7.5M" is one item
+_LIST = re.compile(rf"(?:{_ITEM},\s+)+(?:(?:and|or)\s+)?{_ITEM}?(?=[,;:.]|\s+(?:on|in|for|with|to|while|across|under)\b|$)")
 _ITEM_WORDS = frozenset("the of a an".split())
 
 
@@ -280,6 +294,8 @@ def list_findings(claim: str, abstract: str) -> list[Finding]:
         if len(items) < 3 or any(len(words) > _MAX_EDIT_WORDS or set(words) & (FUNCTION_WORDS - _ITEM_WORDS) for words in middle):
             continue
         for item, words in zip(items[1:], middle, strict=True):
+            if len([w for w in words if w not in _ITEM_WORDS]) == 1 and not names(item):
+                continue  # one plain word is as often a synonym ("illumination" for "lighting levels") as an extra item
             if any(_claims_something(w, abstract_stems) for w in words):
                 return [Finding("overclaim", f"lists '{item.strip()}', which the abstract does not")]
     return []
