@@ -44,8 +44,11 @@ def abbreviate(text: str, acronyms: dict[str, str]) -> str:
     return text
 
 
-def abbreviates(acronym: str, text: str) -> bool:
-    """An undefined acronym whose letters begin consecutive words of the text: "LMs" for "language models"."""
+def abbreviates(name: str, claim: str, text: str) -> bool:
+    """A name the claim writes as an undefined acronym whose letters begin consecutive words of the
+    text: "LMs" for "language models"."""
+    written = re.search(rf"(?<![\w\-]){re.escape(name)}(?![\w\-])", claim, re.I)
+    acronym = written.group(0) if written else name
     if not _BARE_ACRONYM.fullmatch(acronym):
         return False
     letters = acronym.rstrip("s").lower()

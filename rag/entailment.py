@@ -167,13 +167,17 @@ def direction_findings(claim: str, sentences: Sequence[str], aligned: Sequence[s
 
 # -- negation ------------------------------------------------------------------------------
 
-NEGATION = frozenset(
-    """not no none never without cannot can't don't doesn't didn't isn't aren't wasn't won't fails fail failed neither nor unable lack lacks
-    lacking absent struggle struggles avoid avoids avoiding eliminate eliminates eliminating prevent prevents preventing preclude precludes""".split()
-)
 # Cues that negate what follows only in an abstract's clause: in a claim, "avoids this by assigning
 # zeros" negates "this", not "assigning".
-_OBJECT_CUES = frozenset("avoid avoids avoiding eliminate eliminates eliminating prevent prevents preventing preclude precludes".split())
+_OBJECT_CUES = frozenset(
+    "avoid avoids avoiding eliminate eliminates eliminating prevent prevents preventing preclude precludes bypass bypasses bypassing bypassed".split()
+)
+NEGATION = _OBJECT_CUES | frozenset(
+    """not no none never without cannot can't don't doesn't didn't isn't aren't wasn't won't fails fail failed neither nor unable lack lacks
+    lacking absent struggle struggles""".split()
+)
+# "almost no overhead" is an amount ("negligible overhead"), not a negation.
+_AMOUNT_BEFORE = frozenset("almost nearly virtually practically hardly".split())
 _FALL_SHORT = re.compile(r"\b(?:fall|falls|fell|falling)\s+short\b", re.I)
 # "weight decay rather than µP": what follows is negated.
 _INSTEAD = re.compile(r"\b(?:rather\s+than|instead\s+of)\b", re.I)
@@ -217,7 +221,7 @@ def _first_negated(words: list[str]) -> list[list[int]]:
     """Positions of the first two content words after each negation of a claim."""
     firsts = []
     for i, word in enumerate(words):
-        if word in NEGATION and word not in _OBJECT_CUES:
+        if word in NEGATION and word not in _OBJECT_CUES and not (i > 0 and words[i - 1] in _AMOUNT_BEFORE):
             after = [j for j in range(i + 1, min(len(words), i + 1 + _SCOPE)) if words[j] not in FUNCTION_WORDS and words[j] not in NEGATION]
             firsts.append(after[:2])
     return firsts

@@ -93,7 +93,7 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     lowered = flat.lower()
     text_numbers = numbers(flat)
     missing = sorted(n for n in numbers(flat_claim) if n not in text_numbers)
-    missing += sorted(n for n in names(flat_claim) if not _states_name(n, lowered) and not abbreviates(n, flat))
+    missing += sorted(n for n in names(flat_claim) if not _states_name(n, lowered) and not abbreviates(n, flat_claim, flat))
     missing += sorted(_bounds(flat_claim) - _bounds(flat))
     source_words = set(_PLAIN_WORD.findall(lowered))
     digits = text_numbers | ({"%"} if "%" in flat else set())
