@@ -1,7 +1,8 @@
 """What a claim's own words say that the abstract it is checked against contradicts or never
 says, read by rules: a range narrowed or a bound dropped, a direction flipped, a negation added or
-removed, a strong word or a name the abstract does not use; a Chinese claim by its cue words.
-(What a claim changed in the sentence it restates is rag/restatement.py's.)
+removed, a strong word or a name the abstract does not use, in an English claim. (What a claim
+changed in the sentence it restates is rag/restatement.py's; a Chinese claim's cue words are
+rag/chinese_claims.py's.)
 
 No entailment model ships inside a PyPI package (issue 14: searched, and checked by loading), and
 similarity cannot see these edits: "reduces FLOPs by 30%" and "reduces FLOPs by 30–50%" embed
@@ -18,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.text import CJK, plain, stem_words
+from rag.text import plain, stem_words
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ FUNCTION_WORDS = frozenset(
 )
 
 
-def _direction_pairs(words: list[str]) -> list[tuple[int, int, frozenset[str]]]:
+def direction_pairs(words: list[str]) -> list[tuple[int, int, frozenset[str]]]:
     """(position, direction, object stems) of each direction word: the first two content words
     after it ("higher computational cost"), else before it ("latency drops")."""
     stems = stems_of(words)
@@ -148,10 +149,10 @@ def direction_findings(claim: str, sentences: Sequence[str], aligned: Sequence[s
     direction word against the sentences it restates."""
     found = []
     claim_words = tokens(claim)
-    abstract_pairs = [pair for s in sentences for pair in _direction_pairs(tokens(plain(s)))]
+    abstract_pairs = [pair for s in sentences for pair in direction_pairs(tokens(plain(s)))]
     abstract_words = {w for s in sentences for w in tokens(plain(s))}
-    aligned_signs = {sign for s in aligned for _, sign, _ in _direction_pairs(tokens(plain(s)))}
-    for i, sign, obj in _direction_pairs(claim_words):
+    aligned_signs = {sign for s in aligned for _, sign, _ in direction_pairs(tokens(plain(s)))}
+    for i, sign, obj in direction_pairs(claim_words):
         word = claim_words[i]
         if i > 0 and claim_words[i - 1] in {"not", "never", "no"}:
             continue  # negated: the negation rule reads it
@@ -178,7 +179,7 @@ NEGATION = _OBJECT_CUES | frozenset(
 )
 # "almost no overhead" is an amount ("negligible overhead"), not a negation.
 _AMOUNT_BEFORE = frozenset("almost nearly virtually practically hardly".split())
-_FALL_SHORT = re.compile(r"\b(?:fall|falls|fell|falling)\s+short\b", re.I)
+FALL_SHORT = re.compile(r"\b(?:fall|falls|fell|falling)\s+short\b", re.I)
 # "weight decay rather than µP": what follows is negated.
 _INSTEAD = re.compile(r"\b(?:rather\s+than|instead\s+of)\b", re.I)
 # An abstract's negation covers its clause, up to this many words ("without the need for costly
@@ -197,7 +198,7 @@ def _negations(text: str) -> tuple[set[str], set[str], set[str]]:
     negated: set[str] = set()
     stated: set[str] = set()
     heads: set[str] = set()
-    for clause in re.split(r"[,;:.]", _FALL_SHORT.sub("fail", _INSTEAD.sub("not", text))):
+    for clause in re.split(r"[,;:.]", FALL_SHORT.sub("fail", _INSTEAD.sub("not", text))):
         words = tokens(clause)
         stems = stems_of(words)
         covered: set[int] = set()
@@ -235,7 +236,7 @@ def negation_findings(claim: str, abstract: str, aligned: Sequence[str]) -> list
     abstract_words = set(tokens(abstract))
     words = tokens(claim)
     stems = stems_of(words)
-    claim_negated, claim_plain, _ = _negations(_FALL_SHORT.sub("fail", claim))
+    claim_negated, claim_plain, _ = _negations(FALL_SHORT.sub("fail", claim))
     _, _, restated = _negations(" ".join(plain(s) for s in aligned))
     found = []
     for covered in _first_negated(words):
@@ -295,7 +296,7 @@ def _strengths(text: str) -> set[str]:
     return found | {group for phrase, group in _STRONG_PHRASES.items() if phrase in text.lower()}
 
 
-def _said_as_strongly(text: str) -> set[str]:
+def said_as_strongly(text: str) -> set[str]:
     """The groups an abstract's sentence says as strongly, in any form ("universal" for "universally")."""
     stems = stem_words(_words_and_parts(text))
     found = {lexicon[stem] for lexicon in (_STRONG, _AS_STRONG) for stem in stems if stem in lexicon}
@@ -314,7 +315,7 @@ def strength_findings(claim: str, sentences: Sequence[str], aligned: Sequence[st
             continue
         said = set(stems_of([w for w in tokens(clause) if w not in FUNCTION_WORDS and w not in _STRONG_WORDS]))
         best = max(range(len(clean)), key=lambda k: len(said & sentence_stems[k]))
-        if missing := sorted(strong - _said_as_strongly(clean[best]) - _said_as_strongly(" ".join(plain(s) for s in aligned))):
+        if missing := sorted(strong - said_as_strongly(clean[best]) - said_as_strongly(" ".join(plain(s) for s in aligned))):
             return [Finding("overclaim", f"claims '{missing[0]}', which the abstract does not")]
     return []
 
@@ -328,68 +329,12 @@ def proper_noun_findings(claim: str, abstract: str) -> list[Finding]:
     return [Finding("overclaim", f"names '{extra[0]}', which the abstract does not")] if extra else []
 
 
-# -- a Chinese claim ---------------------------------------------------------------------
-
-# A Chinese claim is read against the English sentence the multilingual encoder puts nearest it,
-# by the same ideas in Chinese words: its negation, its direction, prior work as its subject and
-# its strong words must be the sentence's.
-_ZH_NEGATION = re.compile(r"不(?!同|断|仅|少|久|论)|没有|无需|无须|无法|未|免|并非|而非|缺乏|避免|无(?!关|论)")
-_ZH_REQUIRES = re.compile(r"需要|需|要求|依赖")
-_NO_NEED = re.compile(
-    r"\b[\w-]+-free\b|\bwithout\b|\bno need\b|\bavoids?\b|\bnot require|\bno (?:additional |extra )?(?:training|fine-tuning|retraining)\b", re.I
-)
-# What a sentence says a method cannot do, as plainly in any clause ("they fail to maintain ...").
-_FAILS = re.compile(r"\b(?:fails?|failed|cannot|unable|struggles?|falls? short)\b", re.I)
-_ZH_UP = re.compile(r"提高|提升|增加|增强|加快|更快|更高|更多|多用|优于|超过|超越|扩大|加剧|高出|上升|更强|更好")
-_ZH_DOWN = re.compile(r"降低|减少|下降|减小|缩短|更低|更慢|更少|少用|劣于|不如|缩小|缓解|削弱|更差")
-_ZH_PRIOR = re.compile(r"^(?:大多数|多数|许多|很多)?(?:现有|以往|传统|此前|之前|已有|过去)")
-_ZH_STRONG = {
-    "所有": "all", "全部": "all", "总是": "all", "始终": "all", "任何": "all", "一切": "all", "证明": "prove", "最先进": "state of the art", "唯一": "only",
-}  # fmt: skip
-
-
-def chinese_findings(claim: str, aligned: Sequence[str]) -> list[Finding]:
-    if not aligned:
-        return []
-    sentence = plain(aligned[0])
-    words = tokens(sentence)
-    found = []
-    claim_negates = bool(_ZH_NEGATION.search(claim))
-
-    def negates(text: str) -> bool:
-        return any(w in NEGATION or w.endswith("-free") for w in tokens(text)) or bool(_FALL_SHORT.search(text))
-
-    # A negation the claim adds to what no sentence it is nearest negates; or a requirement it states
-    # ("需要重新训练") where the sentence it restates says the method needs none ("training-free").
-    if claim_negates and not any(negates(plain(s)) for s in aligned):
-        found.append(Finding("negation", "adds a negation the abstract does not state"))
-    elif not claim_negates and _ZH_REQUIRES.search(claim) and _NO_NEED.search(sentence):
-        found.append(Finding("negation", "says it needs what the abstract says it does without"))
-    elif not claim_negates and _FAILS.search(sentence):
-        found.append(Finding("negation", "drops the abstract's negation ('fails', 'cannot')"))
-    signs = {sign for _, sign, _ in _direction_pairs(words)}
-    claimed = {1} if _ZH_UP.search(claim) else set()
-    claimed |= {-1} if _ZH_DOWN.search(claim) else set()
-    if claimed and signs and not claimed & signs:
-        found.append(Finding("direction", "moves it the other way from the abstract"))
-    if _ZH_PRIOR.search(claim) and not any(PRIOR_CONTEXT.search(plain(s)) for s in aligned):
-        found.append(Finding("subject", "gives prior work what the abstract says of the proposed method"))
-    strong = {group for word, group in _ZH_STRONG.items() if word in claim}
-    if missing := sorted(strong - _said_as_strongly(" ".join(plain(s) for s in aligned))):
-        found.append(Finding("overclaim", f"claims '{missing[0]}', which the abstract does not"))
-    return found
-
-
-
-
 # -- all of it -----------------------------------------------------------------------------
 
 
 def word_findings(claim: str, sentences: Sequence[str], aligned: Sequence[str]) -> list[Finding]:
-    """Every objection of the rules on a claim's own words: ranges and hedges, direction,
-    negation, strong words, names the abstract never uses (a Chinese claim: its cue words)."""
-    if len(CJK.findall(claim)) >= len(tokens(claim)):
-        return chinese_findings(claim, aligned)
+    """Every objection of the rules on an English claim's own words: ranges and hedges, direction,
+    negation, strong words, names the abstract never uses."""
     claim = plain(claim)
     abstract = " ".join(plain(s) for s in sentences)
     return [

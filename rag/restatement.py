@@ -278,8 +278,8 @@ def swap_findings(claim: str, aligned: Sequence[str]) -> list[Finding]:
 
 
 # "A, B, and C": at least three short items (no clause among them: "X needs no training, yet it equals ...").
-_ITEM = r"(?:[^,;:.()]|(?<=\d)\.(?=\d)){2,60}"  # no parentheses ("(p, r)-secret" is no list); "7.5M" is one item
-_LIST = re.compile(rf"(?:{_ITEM},\s+)+(?:(?:and|or)\s+)?{_ITEM}?(?=[,;:.]|\s+(?:on|in|for|with|to|while|across|under)\b|$)")
+_ITEM_CHAR = r"(?:[^,;:.()]|(?<=\d)\.(?=\d))"  # no parentheses ("(p, r)-secret" is no list); "7.5M" is one item
+_LIST = re.compile(rf"(?:{_ITEM_CHAR}{{2,60}},\s+)+(?:(?:and|or)\s+)?{_ITEM_CHAR}{{2,60}}?(?=[,;:.]|\s+(?:on|in|for|with|to|while|across|under)\b|$)")
 _ITEM_WORDS = frozenset("the of a an".split())
 
 

@@ -23,7 +23,8 @@ import numpy as np
 
 from rag.acronyms import abbreviate, abbreviates, defined_acronyms, spell_out
 from rag.calibration import MINILM, MULTILINGUAL, Calibration
-from rag.entailment import Finding, word_findings
+from rag.chinese_claims import claim_findings
+from rag.entailment import Finding
 from rag.evidence import SentenceVectors, contribution_sentence, sentences_of
 from rag.records import Paper
 from rag.restatement import restatement_findings
@@ -104,7 +105,7 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
         missing += sorted(n for n in _ZH_COUNT.findall(claim) if _ZH_DIGITS[n] not in digits and _WORD_OF[_ZH_DIGITS[n]] not in source_words)
         score = round(cosine, 4)
         named, worded = _one_way(acronyms, _own_names(papers))
-        objections = tuple(word_findings(worded(named(claim)), [worded(named(s)) for s in sentences], [worded(named(s)) for s in aligned]))
+        objections = tuple(claim_findings(worded(named(claim)), [worded(named(s)) for s in sentences], [worded(named(s)) for s in aligned]))
         ok = score >= MULTILINGUAL.min_support and not missing and not objections if multilingual is not None else False
         return Support(score, tuple(missing), overlap, ok, objections, tuple(aligned))
     # Chinese words in a mostly English sentence ("SureLock 减少了 FLOPs by 30--50% [1]") pass the
@@ -116,7 +117,7 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     named, worded = _one_way(acronyms, own)
     claim, sentences, aligned = named(claim), [named(s) for s in sentences], [named(s) for s in aligned]
     words = (worded(claim), [worded(s) for s in sentences], [worded(s) for s in aligned])
-    objections = (*word_findings(*words), *restatement_findings(claim, sentences, aligned, own, worded))
+    objections = (*claim_findings(*words), *restatement_findings(claim, sentences, aligned, own, worded))
     ok = score >= cal.min_support and overlap >= cal.min_overlap and not missing and not objections
     return Support(score, tuple(missing), overlap, ok, objections, tuple(aligned))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.entailment import word_findings
+from rag.chinese_claims import claim_findings
 from rag.restatement import restatement_findings
 
 SURELOCK = "On LLaDA-8B, SureLock reduces algorithmic FLOPs by 30--50\\% relative to the same sampler without locking."
@@ -18,12 +18,18 @@ SPECTRAL = (
 )
 MUP = "For the remainder of training it is weight decay rather than µP that correctly stabilizes the update dynamics across widths."
 TASKS = "Our approach improves attribution accuracy across diverse tasks, including image classification, language modeling, and diffusion."
+LIGHTING = "Our conditioning module explicitly encodes obstacles, objects of interest, and lighting levels."
+VLM = "However, while VLMs can generate PDDL problem files satisfactorily, they struggle to accurately generate the PDDL domain files."
+GAR = "GAR-1B outperforms DAM-3B +4.5 on DLC-Bench, and our zero-shot GAR-8B even outperforms in-domain VideoRefer-7B."
+BYPASS = "NeuroAdapter directly conditions a latent diffusion model on brain representations, bypassing the need for intermediate feature spaces."
+NEGLIGIBLE = "ZeroSiam can avoid collapse and perform more stably using negligible overhead."
+TRIGGERS = "AEPO uses HWE tokens as exploration triggers to decide when to explore, and a reward to decide how much to explore."
 PRIOR = "Existing methods retrain the model for every new concept, while our method edits activations at inference time."
 
 
 def objections(claim: str, sentence: str, own: set[str] = frozenset()) -> list[str]:
     sentences = [sentence]
-    return [f.kind for f in (*word_findings(claim, sentences, sentences), *restatement_findings(claim, sentences, sentences, own))]
+    return [f.kind for f in (*claim_findings(claim, sentences, sentences), *restatement_findings(claim, sentences, sentences, own))]
 
 
 @pytest.mark.parametrize(
@@ -37,7 +43,7 @@ def objections(claim: str, sentence: str, own: set[str] = frozenset()) -> list[s
         ("Spectral Filtering uses similarities measured by the efficient student model.", SPECTRAL, "subject"),
         ("For the remainder of training it is µP rather than weight decay that stabilizes the update dynamics.", MUP, "subject"),
         ("Existing methods edit activations at inference time.", PRIOR, "subject"),
-        ("The approach improves attribution accuracy on image classification, language modeling, diffusion, and robotics.", TASKS, "overclaim"),
+        ("The approach improves attribution accuracy on image classification, language modeling, diffusion, and robot control.", TASKS, "overclaim"),
         ("SureLock provably reduces FLOPs by 30-50% on every model.", SURELOCK, "overclaim"),
     ],
 )
@@ -54,6 +60,13 @@ def test_each_kind_of_edit_is_objected_to(claim: str, sentence: str, kind: str) 
         ("Weight decay, not µP, stabilizes the update dynamics across widths for the rest of training.", MUP),
         ("The approach improves attribution accuracy on image classification, language modeling and diffusion.", TASKS),
         ("Unlike existing methods that retrain the model for each new concept, the method edits activations at inference time.", PRIOR),
+        # One plain word in a list is as often a synonym as an extra item: let through.
+        ("The module explicitly encodes obstacles, objects of interest, and illumination.", LIGHTING),
+        ("The VLMFP paper observes that VLMs produce PDDL problem files but struggle to generate PDDL domain files.", VLM),
+        ("GAR-1B surpasses DAM-3B on DLC-Bench, and the zero-shot GAR-8B outperforms VideoRefer-7B.", GAR),
+        ("NeuroAdapter conditions a diffusion model on brain signals directly, with no intermediate feature space.", BYPASS),
+        ("ZeroSiam avoids collapse while adding almost no overhead.", NEGLIGIBLE),
+        ("AEPO uses HWE tokens as exploration triggers to decide when to explore.", TRIGGERS),
     ],
 )
 def test_a_true_restatement_is_not(claim: str, sentence: str) -> None:
