@@ -109,13 +109,13 @@ _UP = """increase increases increased increasing improve improves improved impro
 boosted enhance enhances enhanced gain gains more faster better outperform outperforms outperformed outperforming surpass
 surpasses surpassed exceed exceeds exceeded larger greater grow grows grew amplify amplifies amplified accelerate accelerates
 accelerated speeds strengthen strengthens superior rise rises worsen worsens worsening exacerbate exacerbates aggravate
-aggravates stronger strong widen widens widened widening""".split()
+aggravates stronger strong widen widens widened widening farther""".split()
 _DOWN = """decrease decreases decreased decreasing reduce reduces reduced reducing lower lowers lowered cut cuts drop drops dropped
 degrade degrades degraded degrading worse fewer slower less underperform underperforms underperformed underperforming
 smaller shrink shrinks diminish diminishes diminished weaken weakens weakened inferior hurt hurts harm harms impair impairs
 impaired decline declines declined lag lags shorten shortens shortened fall falls fell avoid avoids avoiding mitigate mitigates
 mitigating alleviate alleviates alleviating suppress suppresses suppressing prevent prevents preventing vanish vanishes weaker weak
-narrow narrows narrowed narrowing slow slows slowed slowing slowdown""".split()
+narrow narrows narrowed narrowing slow slows slowed slowing slowdown closer""".split()
 DIRECTION = {**dict.fromkeys(_UP, 1), **dict.fromkeys(_DOWN, -1)}
 # How far from a direction word its object is looked for: directions are compared said of the same
 # object only ("lower error" is good news, "lower accuracy" bad).

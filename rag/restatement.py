@@ -157,9 +157,12 @@ def edit_findings(claim: str, aligned: Sequence[str], abstract: str, own_names: 
         return []
     _, matcher, words, stems = best
     sentence_stems, claim_stem_set = set(stems), set(claim_stems)
-    found = []
+    found = _swapped(matcher, words, stems, claim_words, claim_stems, own)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if max(i2 - i1, j2 - j1) > _MAX_EDIT_WORDS:
+            continue
+        if op in ("replace", "delete") and "or" in words[i1:i2] and "or" not in claim_words[j1:j2]:
+            found.append(Finding("range_hedge", f"drops '{' '.join(words[i1:i2])}' (an alternative the abstract allows)"))
             continue
         said = [claim_stems[j] for j in range(j1, j2) if claim_words[j] not in FUNCTION_WORDS]
         was = [stems[i] for i in range(i1, i2) if words[i] not in FUNCTION_WORDS]
@@ -184,6 +187,32 @@ def edit_findings(claim: str, aligned: Sequence[str], abstract: str, own_names: 
         elif op == "insert" and (added := [w for w in claim_words[j1:j2] if _claims_something(w, abstract_stems)]):
             found.append(Finding("overclaim", f"adds '{' '.join(added)}', which the abstract does not say"))
     return found
+
+
+def _swapped(
+    matcher: difflib.SequenceMatcher, words: list[str], stems: list[str], claim_words: list[str], claim_stems: list[str], own: set[str]
+) -> list[Finding]:
+    """Two of the sentence's words put in each other's places ("at the micro level ... at the macro
+    level" for macro ... micro; GPT-4o given the method's score and the method GPT-4o's). The
+    paper's "our method" and its own name are one side."""
+
+    def side(ws: list[str], ss: list[str]) -> frozenset[str]:
+        content = [(w, s) for w, s in zip(ws, ss, strict=True) if w not in FUNCTION_WORDS]
+        if content and (all(w in _SELF for w, _ in content) or any(w in own for w, _ in content)):
+            return frozenset({"<self>"})
+        return frozenset(s for _, s in content)
+
+    # A sentence that goes on past the claim ends in one long replacement: its first words are the swap.
+    replaced = [
+        (side(words[i1:end], stems[i1:end]), side(claim_words[j1:j2], claim_stems[j1:j2]), " ".join(claim_words[j1:j2]))
+        for op, i1, i2, j1, j2 in matcher.get_opcodes()
+        if op == "replace" and j2 - j1 <= _MAX_EDIT_WORDS
+        for end in [i2 if i2 - i1 <= _MAX_EDIT_WORDS else i1 + j2 - j1]
+    ]
+    for k, (was, said, text) in enumerate(replaced):
+        if was and said and was != said and any(w == said and s == was for w, s, _ in replaced[k + 1 :]):
+            return [Finding("subject", f"puts '{text}' where the abstract has what it swaps it with")]
+    return []
 
 
 def _spells_out(short: Sequence[str], long: Sequence[str]) -> bool:

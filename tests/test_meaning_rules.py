@@ -24,6 +24,10 @@ GAR = "GAR-1B outperforms DAM-3B +4.5 on DLC-Bench, and our zero-shot GAR-8B eve
 BYPASS = "NeuroAdapter directly conditions a latent diffusion model on brain representations, bypassing the need for intermediate feature spaces."
 NEGLIGIBLE = "ZeroSiam can avoid collapse and perform more stably using negligible overhead."
 TRIGGERS = "AEPO uses HWE tokens as exploration triggers to decide when to explore, and a reward to decide how much to explore."
+LEVELS = "At the macro level, M2R retrieves evidence from external sources; at the micro level, it extracts results from a repository."
+SCORES = "Our method achieves 26.95% Pass@1 on VM code generation compared to 22.58% for GPT-4o, and improves binary similarity detection."
+MATCHES = "MAGPO consistently outperforms CTDE baselines and matches or surpasses fully centralized approaches."
+CLOSER = "Recent studies find that the closer key information appears to the outputs, the higher the accuracy."
 PRIOR = "Existing methods retrain the model for every new concept, while our method edits activations at inference time."
 
 
@@ -45,10 +49,14 @@ def objections(claim: str, sentence: str, own: set[str] = frozenset()) -> list[s
         ("Existing methods edit activations at inference time.", PRIOR, "subject"),
         ("The approach improves attribution accuracy on image classification, language modeling, diffusion, and robot control.", TASKS, "overclaim"),
         ("SureLock provably reduces FLOPs by 30-50% on every model.", SURELOCK, "overclaim"),
+        ("At the micro level, M2R retrieves evidence from external sources; at the macro level, it extracts results from a repository.", LEVELS, "subject"),
+        ("GPT-4o achieves 26.95% Pass@1 on VM code generation compared to 22.58% for ShieldedCode.", SCORES, "subject"),
+        ("MAGPO consistently outperforms CTDE baselines and surpasses fully centralized approaches.", MATCHES, "range_hedge"),
+        ("Recent studies find that the farther key information appears from the outputs, the higher the accuracy.", CLOSER, "direction"),
     ],
 )
 def test_each_kind_of_edit_is_objected_to(claim: str, sentence: str, kind: str) -> None:
-    assert kind in objections(claim, sentence, {"surelock", "rest-kv", "fastvggt"})
+    assert kind in objections(claim, sentence, {"surelock", "rest-kv", "fastvggt", "shieldedcode"})
 
 
 @pytest.mark.parametrize(
