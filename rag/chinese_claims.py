@@ -11,6 +11,8 @@ from rag.entailment import FALL_SHORT, NEGATION, PRIOR_CONTEXT, Finding, directi
 from rag.text import CJK, plain
 
 _ZH_NEGATION = re.compile(r"不(?!同|断|仅|少|久|论)|没有|无需|无须|无法|未|免|并非|而非|缺乏|避免|无(?!关|论)")
+# English words that Chinese says with a negation: "invariant to" is "不受……影响", "independent of" "不依赖".
+_NOT_AFFECTED = frozenset("invariant independent independently regardless irrespective unaffected insensitive agnostic unchanged".split())
 _ZH_REQUIRES = re.compile(r"需要|需|要求|依赖")
 _NO_NEED = re.compile(
     r"\b[\w-]+-free\b|\bwithout\b|\bno need\b|\bavoids?\b|\bnot require|\bno (?:additional |extra )?(?:training|fine-tuning|retraining)\b", re.I
@@ -34,7 +36,7 @@ def chinese_findings(claim: str, aligned: Sequence[str]) -> list[Finding]:
     claim_negates = bool(_ZH_NEGATION.search(claim))
 
     def negates(text: str) -> bool:
-        return any(w in NEGATION or w.endswith("-free") for w in tokens(text)) or bool(FALL_SHORT.search(text))
+        return any(w in NEGATION or w in _NOT_AFFECTED or w.endswith(("-free", "-agnostic")) for w in tokens(text)) or bool(FALL_SHORT.search(text))
 
     # A negation the claim adds to what no sentence it is nearest negates; or a requirement it states
     # ("需要重新训练") where the sentence it restates says the method needs none ("training-free").

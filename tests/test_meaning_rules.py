@@ -85,3 +85,6 @@ def test_a_chinese_claim_is_read_by_its_cue_words() -> None:
     assert "direction" in objections("SureLock 把 FLOPs 增加了 30–50%", SURELOCK)
     assert "negation" in objections("FastVGGT 需要重新训练", FASTVGGT)
     assert objections("SureLock 把 FLOPs 减少了 30–50%", SURELOCK) == []
+    # "不受……影响" says with a negation what English says as "invariant to".
+    assert objections("该表示不受原始状态表示方式的影响。", "The representation is invariant to the original state representation.") == []
+    assert "negation" in objections("该表示不受原始状态表示方式的影响。", "The representation depends on the original state representation.")
