@@ -228,6 +228,36 @@ def _first_negated(words: list[str]) -> list[list[int]]:
     return firsts
 
 
+# A claim that says the method needs or adds what the abstract says it does without: "requires
+# per-step optimization" for "without per-step optimization", "requires fine-tuning" for "training-free".
+_REQUIRES = frozenset(
+    "require requires required requiring need needs needed introduce introduces introducing add adds incur incurs involve involves".split()
+)
+_TRAINING = frozenset("train training trained retrain retraining fine-tune fine-tuning fine-tuned finetuning tuning".split())
+_NO_TRAINING = re.compile(
+    r"\b(?:training|tuning|fine-tuning)-free\b|\b(?:without|no)\s+(?:any\s+|additional\s+|extra\s+)?(?:re)?(?:training|fine-tuning|tuning)\b", re.I
+)
+_REQUIRED_WORDS = 4
+
+
+def _required(words: list[str], stems: list[str], only_negated: set[str], heads: set[str], abstract: str) -> list[str]:
+    """What the claim says is required or added, when the abstract says it only under a negation: the
+    negation's head right after the verb, or three of its next four content words."""
+    for i, word in enumerate(words):
+        if word not in _REQUIRES or (i > 0 and words[i - 1] in NEGATION):
+            continue
+        window = range(i + 1, min(len(words), i + 1 + 2 * _REQUIRED_WORDS))
+        after = [j for j in window if words[j] not in FUNCTION_WORDS][:_REQUIRED_WORDS]
+        if not after or any(words[j] in NEGATION for j in window):
+            continue  # "needs no training": the claim negates it too
+        said = [stems[j] for j in after]
+        if words[after[0]] in _TRAINING and _NO_TRAINING.search(abstract):
+            return [words[after[0]]]
+        if said[0] in only_negated & heads or len(set(said) & only_negated) >= _REQUIRED_WORDS - 1:
+            return sorted(set(said) & only_negated)
+    return []
+
+
 def negation_findings(claim: str, abstract: str, aligned: Sequence[str]) -> list[Finding]:
     """A negation the claim adds to what the abstract states plainly ("fails to handle" for "can
     handle"), or drops from what the abstract negates ("requires training" for "training-free",
@@ -248,6 +278,7 @@ def negation_findings(claim: str, abstract: str, aligned: Sequence[str]) -> list
     # Negated in the sentences the claim restates, or (two words or more) anywhere in the abstract.
     only_negated = claim_plain - claim_negated - stated
     dropped = sorted(only_negated & restated) or (sorted(only_negated & heads) if len(only_negated & heads) >= 2 else [])
+    dropped = dropped or _required(words, stems, only_negated, heads, abstract)
     if dropped:
         found.append(Finding("negation", f"states '{dropped[0]}' plainly, where the abstract negates it"))
     abstract_stems = negated | stated

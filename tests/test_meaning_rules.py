@@ -28,6 +28,8 @@ LEVELS = "At the macro level, M2R retrieves evidence from external sources; at t
 SCORES = "Our method achieves 26.95% Pass@1 on VM code generation compared to 22.58% for GPT-4o, and improves binary similarity detection."
 MATCHES = "MAGPO consistently outperforms CTDE baselines and matches or surpasses fully centralized approaches."
 CLOSER = "Recent studies find that the closer key information appears to the outputs, the higher the accuracy."
+REALTIME = "MusicRFM injects concept directions to guide generation in real time without per-step optimization."
+SEEK = "Seek-CAD explores locally deployed DeepSeek-R1 with a training-free methodology."
 PRIOR = "Existing methods retrain the model for every new concept, while our method edits activations at inference time."
 
 
@@ -53,6 +55,8 @@ def objections(claim: str, sentence: str, own: set[str] = frozenset()) -> list[s
         ("GPT-4o achieves 26.95% Pass@1 on VM code generation compared to 22.58% for ShieldedCode.", SCORES, "subject"),
         ("MAGPO consistently outperforms CTDE baselines and surpasses fully centralized approaches.", MATCHES, "range_hedge"),
         ("Recent studies find that the farther key information appears from the outputs, the higher the accuracy.", CLOSER, "direction"),
+        ("MusicRFM guides generation in real time, but this requires per-step optimization.", REALTIME, "negation"),
+        ("Seek-CAD uses a methodology that requires fine-tuning the model.", SEEK, "negation"),
     ],
 )
 def test_each_kind_of_edit_is_objected_to(claim: str, sentence: str, kind: str) -> None:
@@ -74,6 +78,7 @@ def test_each_kind_of_edit_is_objected_to(claim: str, sentence: str, kind: str) 
         ("GAR-1B surpasses DAM-3B on DLC-Bench, and the zero-shot GAR-8B outperforms VideoRefer-7B.", GAR),
         ("NeuroAdapter conditions a diffusion model on brain signals directly, with no intermediate feature space.", BYPASS),
         ("ZeroSiam avoids collapse while adding almost no overhead.", NEGLIGIBLE),
+        ("Seek-CAD needs no training: it explores locally deployed DeepSeek-R1.", SEEK),
         ("AEPO uses HWE tokens as exploration triggers to decide when to explore.", TRIGGERS),
     ],
 )
