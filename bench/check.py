@@ -57,7 +57,7 @@ def share(hits: int, total: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--split", choices=("dev", "heldout", "heldout3", "heldout4", "all"), default="all")
+    parser.add_argument("--split", choices=("dev", "heldout", "heldout3", "heldout4", "heldout6", "all"), default="all")
     parser.add_argument("--errors", action="store_true", help="print the misjudged dev claims with their reasons")
     parser.add_argument("--batch", type=int, help="only the claims of this writing batch")
     parser.add_argument("--out", type=Path, help="write every verdict as JSONL")
@@ -96,7 +96,7 @@ def main() -> None:
                 group[key]["total"] += 1
                 group[key]["right"] += right
 
-    splits = [s for s in ("dev", "dev 1", "dev 2", "dev 5", "heldout", "heldout 1", "heldout 2", "heldout3", "heldout4", "all") if s in table]
+    splits = [s for s in ("dev", "dev 1", "dev 2", "dev 5", "heldout", "heldout 1", "heldout 2", "heldout3", "heldout4", "heldout6", "all") if s in table]
     print(f"| measure | {' | '.join(splits)} |")
     print(f"|---|{'---|' * len(splits)}")
     keys = sorted({k for s in splits for k in table[s]}, key=lambda k: (k.split(":")[0] != "en", k.count(":"), k))
