@@ -121,7 +121,7 @@ def papers(as_json: JsonFlag = False) -> None:
         return
     for paper in listed:
         marker = " (generated title)" if paper.title_is_generated else ""
-        typer.echo(f"{paper.paper_id}  {paper.title}{marker}")
+        typer.echo(f"{paper.paper_id}  {readable(paper.title)}{marker}")
     typer.echo(f"{len(listed)} papers", err=True)
 
 
@@ -153,7 +153,7 @@ def search(
         return
     rows: list[dict[str, Any]] = result["results"]  # type: ignore[assignment]
     for rank, row in enumerate(rows, start=1):
-        typer.echo(f"{rank:>2}. {row['score']:.3f}  {row['title']}  [{row['paper_id']}]")
+        typer.echo(f"{rank:>2}. {row['score']:.3f}  {readable(row['title'])}  [{row['paper_id']}]")
 
 
 def _parse_where(conditions: list[str]) -> dict[str, str]:
@@ -293,9 +293,9 @@ def check(
     if as_json:
         _emit(document)
         return
-    typer.echo(f"{document['verdict']}: {document['claim']}")
+    typer.echo(f"{document['verdict']}: {readable(str(document['claim']))}")
     for reason in document["reasons"]:  # type: ignore[attr-defined]
-        typer.echo(f"  because {reason}")
+        typer.echo(f"  because {readable(reason)}")
     for row in document["papers"]:  # type: ignore[attr-defined]
         typer.echo(f"\n{readable(row['title'])}  ({row['paper_id']}, support {row['support']:.2f})")
         for sentence in row["evidence"]:

@@ -170,6 +170,14 @@ def test_ask_json_contract(tmp_path: Path) -> None:
     assert code == 0 and [s["paper_id"] for s in follow["sources"]] == [sources[0]["paper_id"]]  # type: ignore[index]
 
 
+def test_papers_and_search_print_latex_titles_as_a_reader_sees_them(tmp_path: Path) -> None:
+    record = {"id": "L1", "title": "\\textsc{FooNet}: Counting Sheep 10$\\times$ Faster", "abstract": "FooNet counts sheep ten times faster than others."}
+    run("ingest", str(write_jsonl(tmp_path / "latex.jsonl", [record])))
+    for printed in (run("papers")[1], run("search", "counting sheep")[1]):
+        assert "FooNet: Counting Sheep 10× Faster" in printed and "\\textsc" not in printed  # type: ignore[operator]
+    assert run("papers", "--json")[1][0]["title"] == record["title"]  # type: ignore[index]
+
+
 def test_ask_prints_abstracts_latex_as_a_reader_sees_it() -> None:
     run("ingest", str(SEEDS))
     code, printed = run("ask", "What does SureLock do?")
