@@ -1,5 +1,5 @@
 """The summarize mode: every paper of the corpus about a theme (not a fixed top k), counted,
-grouped into sub-themes, one cited line per paper in its own words; or the overview of the whole
+grouped into sub-themes, one cited line per paper (its name, then its contribution sentence); or the overview of the whole
 corpus in topics; or the papers of an earlier answer ("summarize them").
 
 Like a comparison table, the lines are the abstracts' own contribution sentences, so a summary is
@@ -22,7 +22,7 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Hit, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode
-from rag.text import cite
+from rag.text import cite, title_name
 from rag.themes import about_theme, theme_of
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages
@@ -103,7 +103,7 @@ def _theme_summary(
             n = len(sources) + 1
             sentence = contribution_sentence(by_id[paper_id].paper)
             sources.append(Source(n, by_id[paper_id].paper, by_id[paper_id].relevance, (sentence,)))
-            lines.append(f"- {cite(sentence, [n])}")
+            lines.append(f"- {summary_line(by_id[paper_id].paper, sentence, n)}")
     timings["first_visible"] = request.elapsed_ms()
     yield AnswerEvent("sources", sources=tuple(sources))
     notes = [prompts.ENGLISH_ONLY] if language == "zh" else []
@@ -144,6 +144,14 @@ def _corpus_overview(request: Request, papers: Mapping[str, Paper], ctx: Context
     yield AnswerEvent("sources", sources=tuple(sources))
     answer = Answer(request.question, "\n".join(lines), Mode.SUMMARIZE, sources=tuple(sources), backend=ctx.backend, language=language, timings_ms=timings)
     yield AnswerEvent("final", answer=answer, groups=tuple(groups))
+
+
+def summary_line(paper: Paper, sentence: str, n: int) -> str:
+    """A paper named, then its contribution in its own cited sentence: "**SureLock**: We propose ...
+    [1]". The name is the coined one its title shows, else the title: a line that opens "To address
+    this gap, we propose ..." does not say which paper it is."""
+    name = title_name(paper.title, paper.title_is_generated) or paper.title
+    return f"**{name.strip()}**: {cite(sentence, [n])}"
 
 
 def _papers(count: int, language: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from rag.calibration import MINILM
 from rag.evidence import contribution_sentence
 from rag.records import Hit, Paper
-from rag.text import split_sentences
+from rag.text import split_sentences, title_name
 from rag.themes import about_theme, core_terms, is_about, mentioned, modifier_units, shared_head, theme_grounding, theme_head, theme_of, theme_unit
 from rag.topics import group
 from rag.verify import draft_sentences
@@ -45,7 +45,9 @@ def test_a_theme_summary_counts_groups_and_cites_each_paper_in_its_own_words(cor
     by_n = {s.n: s.paper for s in answer.sources}
     for line in lines:
         (n,) = map(int, re.findall(r"\[(\d+)\]", line))
-        sentence = line[2:].rsplit(" [", 1)[0]
+        # Each line names its paper (its coined name, else its title), then quotes its contribution.
+        name, sentence = re.fullmatch(r"- \*\*(.+?)\*\*: (.+) \[\d+\]\.?", line).groups()  # type: ignore[union-attr]
+        assert name == (title_name(by_n[n].title, by_n[n].title_is_generated) or by_n[n].title)
         assert any(sentence.rstrip(".") in s for s in split_sentences(by_n[n].abstract))
 
 
