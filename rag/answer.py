@@ -31,7 +31,7 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Paper, Source
 from rag.routing import CORPUS_QUESTION
 from rag.summarize import theme_summary_events
-from rag.text import citations, cite, key_terms, names, plain, readable, title_name
+from rag.text import citations, cite, key_terms, names, plain
 from rag.themes import theme_of
 from rag.verify import Draft, Verifier, draft_messages, translation
 
@@ -229,7 +229,7 @@ def _lead(paper: Paper, aspect: str | None, stated: bool, sources: Sequence[Sour
     """The answer about one paper under a line that names it; for a link or authors question, the
     record's own field; for an aspect its abstract does not state, a line that says so."""
     n = next((s.n for s in sources if s.paper.paper_id == paper.paper_id), 1)
-    name = readable(title_name(paper.title, paper.title_is_generated) or paper.title)
+    name = paper.name
     if aspect == AUTHORS:
         line = prompts.say("RECORD_AUTHORS", language, paper=name, n=n, authors=", ".join(paper.authors)) if paper.authors else None
         return f"{line}\n\n{text}" if line else prompts.say("RECORD_NO_AUTHORS", language, paper=name, n=n) + "\n\n" + text

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 from rag import prompts
 from rag.routing import Mode
-from rag.text import citations
+from rag.text import citations, readable, title_name
+
+_MARKUP = re.compile(r"[*_\[\]]")
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,14 @@ class Paper:
     @property
     def source(self) -> str:
         return self.sources[0] if self.sources else ""
+
+    @property
+    def name(self) -> str:
+        """What a line about the paper calls it: the coined name its title shows, else its title,
+        LaTeX cleaned, without the characters Markdown would read as emphasis or a citation link
+        ("Retro*", "[2]"); its id when the title is empty."""
+        name = readable(title_name(self.title, self.title_is_generated) or self.title)
+        return " ".join(_MARKUP.sub("", name).split()) or self.paper_id
 
     def metadata(self) -> dict[str, str | int]:
         """Scalar fields a vector store can filter on (no lists, no None)."""

@@ -22,7 +22,7 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Hit, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode
-from rag.text import cite, title_name
+from rag.text import cite
 from rag.themes import about_theme, theme_of
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages
@@ -150,8 +150,7 @@ def summary_line(paper: Paper, sentence: str, n: int) -> str:
     """A paper named, then its contribution in its own cited sentence: "**SureLock**: We propose ...
     [1]". The name is the coined one its title shows, else the title: a line that opens "To address
     this gap, we propose ..." does not say which paper it is."""
-    name = title_name(paper.title, paper.title_is_generated) or paper.title
-    return f"**{name.strip()}**: {cite(sentence, [n])}"
+    return f"**{paper.name}**: {cite(sentence, [n])}"
 
 
 def _papers(count: int, language: str) -> str:

@@ -8,10 +8,13 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from rag.calibration import MINILM
 from rag.evidence import contribution_sentence
 from rag.records import Hit, Paper
-from rag.text import split_sentences, title_name
+from rag.summarize import summary_line
+from rag.text import split_sentences
 from rag.themes import about_theme, core_terms, is_about, mentioned, modifier_units, shared_head, theme_grounding, theme_head, theme_of, theme_unit
 from rag.topics import group
 from rag.verify import draft_sentences
@@ -47,7 +50,7 @@ def test_a_theme_summary_counts_groups_and_cites_each_paper_in_its_own_words(cor
         (n,) = map(int, re.findall(r"\[(\d+)\]", line))
         # Each line names its paper (its coined name, else its title), then quotes its contribution.
         name, sentence = re.fullmatch(r"- \*\*(.+?)\*\*: (.+) \[\d+\]\.?", line).groups()  # type: ignore[union-attr]
-        assert name == (title_name(by_n[n].title, by_n[n].title_is_generated) or by_n[n].title)
+        assert name == by_n[n].name
         assert any(sentence.rstrip(".") in s for s in split_sentences(by_n[n].abstract))
 
 
@@ -226,3 +229,19 @@ def test_a_summary_leaves_out_a_paper_that_names_the_theme_in_passing(tmp_path: 
     api.ingest([write_jsonl(tmp_path / "papers.jsonl", records)])
     answer = api.ask("Summarize the papers about speculative decoding", mode="summarize")
     assert {s.paper.title for s in answer.sources} == {r["title"] for r in records[:3]}
+
+
+@pytest.mark.parametrize(
+    ("title", "generated", "name"),
+    [
+        ("\\textsc{SureLock}: Locking Converged Tokens", False, "SureLock"),
+        ("**TandemFoilSet**: Datasets for Flow Field Prediction", False, "TandemFoilSet"),
+        ("Retro*: Learning Retrosynthetic Planning", False, "Retro: Learning Retrosynthetic Planning"),
+        ("Attention Sinks in [2] Layers", False, "Attention Sinks in 2 Layers"),
+        ("  ", True, "p9"),
+    ],
+)
+def test_a_summary_line_names_its_paper_in_markdown_that_stays_intact(title: str, generated: bool, name: str) -> None:
+    paper = Paper("p9", "We propose Foo, which is fast.", title, generated)
+    line = summary_line(paper, "We propose Foo, which is fast.", 3)
+    assert paper.name == name and line == f"**{name}**: We propose Foo, which is fast [3]."
