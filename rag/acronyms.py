@@ -4,15 +4,18 @@ so that a claim saying either is read as saying the same thing."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from rag.entailment import FUNCTION_WORDS
 from rag.label_names import expansion_before
 
 # "(FID)", "(SecPE)", "(HWE)", "(LLMs)": a parenthesised token with two capitals at least.
-_DEFINED = re.compile(r"\(\s*([A-Za-z0-9][\w\-]*?[A-Z][\w\-]*?)(s?)\s*[);,]")
+_DEFINED = re.compile(r"\(\s*([A-Za-z0-9][\w\-]{0,15}?[A-Z][\w\-]{0,15}?)(s?)\s*[);,]")  # bounded: no slow scans
 # An acronym said without being defined ("LMs" where the abstract says "language models"):
 # capitals only, a plural "s" aside.
 _BARE_ACRONYM = re.compile(r"[A-Z]{2,5}s?")
 _WORD = re.compile(r"[^\W\d_]+")
+_CLAUSE = re.compile(r"[,;:.()]")
 
 
 def defined_acronyms(text: str) -> dict[str, str]:
@@ -31,7 +34,7 @@ def spell_out(text: str, acronyms: dict[str, str]) -> str:
     Distance (FID)" and "higher FID" both compare the same words."""
     for acronym, expansion in acronyms.items():
         text = re.sub(rf"\s*\(\s*{re.escape(acronym)}s?\s*\)", "", text)
-        text = re.sub(rf"(?<![\w\-]){re.escape(acronym)}s?(?![\w\-])", expansion, text)
+        text = re.sub(rf"(?<![\w\-]){re.escape(acronym)}s?(?![\w\-])", lambda _, said=expansion: said, text)
     return text
 
 
@@ -39,18 +42,30 @@ def abbreviate(text: str, acronyms: dict[str, str]) -> str:
     """The text with each of these acronyms' spelled-out forms said as the acronym: a paper's own
     names are compared as names ("SecPE" and the title's "Secret-Protected Evolution" are one)."""
     for acronym, expansion in acronyms.items():
-        text = re.sub(rf"{re.escape(expansion)}\s*\(\s*{re.escape(acronym)}s?\s*\)", acronym, text, flags=re.I)
-        text = re.sub(rf"(?<![\w\-]){re.escape(expansion)}(?![\w\-])", acronym, text, flags=re.I)
+        text = re.sub(rf"{re.escape(expansion)}\s*\(\s*{re.escape(acronym)}s?\s*\)", lambda _, name=acronym: name, text, flags=re.I)
+        text = re.sub(rf"(?<![\w\-]){re.escape(expansion)}(?![\w\-])", lambda _, name=acronym: name, text, flags=re.I)
     return text
 
 
+def stands_for(acronym: str, words: Sequence[str]) -> bool:
+    """The acronym's letters (a plural "s" aside) are the initials of the words, function words skipped:
+    "kg" / "knowledge graph", "LMs" / "language models"."""
+    letters = acronym.rstrip("s").lower()
+    initials = "".join(w[0].lower() for w in words if w.lower() not in FUNCTION_WORDS)
+    return len(letters) >= 2 and initials == letters
+
+
 def abbreviates(name: str, claim: str, text: str) -> bool:
-    """A name the claim writes as an undefined acronym whose letters begin consecutive words of the
-    text: "LMs" for "language models"."""
+    """A name the claim writes as an undefined acronym (capitals only) that stands for consecutive
+    words of one clause of the text, none of them a function word: "LMs" for "language models", not
+    "SAM" for "states are meaningful"."""
     written = re.search(rf"(?<![\w\-]){re.escape(name)}(?![\w\-])", claim, re.I)
     acronym = written.group(0) if written else name
     if not _BARE_ACRONYM.fullmatch(acronym):
         return False
-    letters = acronym.rstrip("s").lower()
-    words = _WORD.findall(text.lower())
-    return any("".join(w[0] for w in words[i : i + len(letters)]) == letters for i in range(len(words) - len(letters) + 1))
+    size = len(acronym.rstrip("s"))
+    for clause in _CLAUSE.split(text):
+        words = _WORD.findall(clause)
+        if any(stands_for(acronym, run) and len(run) == size for run in (words[i : i + size] for i in range(len(words) - size + 1))):
+            return True
+    return False

@@ -190,6 +190,11 @@ _NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "non-", "non", "dis")
 _MIN_PREFIXED = 6  # "input" is no negated "put"
 
 
+def _negates_at(words: list[str], i: int) -> bool:
+    """The word at i is a negation, not part of an amount ("almost no overhead")."""
+    return words[i] in NEGATION and not (i > 0 and words[i - 1] in _AMOUNT_BEFORE)
+
+
 def _negations(text: str) -> tuple[set[str], set[str], set[str]]:
     """(stems a negation covers, stems stated plainly, the first stem each negation covers) of a
     text; "X-free" negates X. A negation covers the rest of its clause, up to _SCOPE words, and
@@ -207,7 +212,7 @@ def _negations(text: str) -> tuple[set[str], set[str], set[str]]:
                 negated |= set(stems_of(word[: -len("-free")].split("-")))
                 heads |= set(stems_of(word[: -len("-free")].split("-")))
                 covered.add(i)
-            if word in NEGATION:
+            if _negates_at(words, i):
                 scope = range(i + 1, min(len(words), i + 1 + _SCOPE))
                 covered |= {i, *scope}
                 head = next((j for j in scope if words[j] not in FUNCTION_WORDS and words[j] not in NEGATION), None)
@@ -222,7 +227,7 @@ def _first_negated(words: list[str]) -> list[list[int]]:
     """Positions of the first two content words after each negation of a claim."""
     firsts = []
     for i, word in enumerate(words):
-        if word in NEGATION and word not in _OBJECT_CUES and not (i > 0 and words[i - 1] in _AMOUNT_BEFORE):
+        if _negates_at(words, i) and word not in _OBJECT_CUES:
             after = [j for j in range(i + 1, min(len(words), i + 1 + _SCOPE)) if words[j] not in FUNCTION_WORDS and words[j] not in NEGATION]
             firsts.append(after[:2])
     return firsts
@@ -233,11 +238,14 @@ def _first_negated(words: list[str]) -> list[list[int]]:
 _REQUIRES = frozenset(
     "require requires required requiring need needs needed introduce introduces introducing add adds incur incurs involve involves".split()
 )
-_TRAINING = frozenset("train training trained retrain retraining fine-tune fine-tuning fine-tuned finetuning tuning".split())
+# What a training-free method does without ("tuning a threshold" is no training).
+_TRAINING = frozenset("train training trained retrain retraining fine-tune fine-tuning fine-tuned finetuning".split())
+# "needs training data" asks for data, not for training.
+_TRAINING_OBJECTS = frozenset("data dataset datasets set sets examples samples corpus corpora labels signal signals".split())
 _NO_TRAINING = re.compile(
     r"\b(?:training|tuning|fine-tuning)-free\b|\b(?:without|no)\s+(?:any\s+|additional\s+|extra\s+)?(?:re)?(?:training|fine-tuning|tuning)\b", re.I
 )
-_REQUIRED_WORDS = 4
+_REQUIRED_WORDS = 4  # content words after "requires" that name what is required ("a large amount of extra computation")
 
 
 def _required(words: list[str], stems: list[str], only_negated: set[str], heads: set[str], abstract: str) -> list[str]:
@@ -251,7 +259,8 @@ def _required(words: list[str], stems: list[str], only_negated: set[str], heads:
         if not after or any(words[j] in NEGATION for j in window):
             continue  # "needs no training": the claim negates it too
         said = [stems[j] for j in after]
-        if words[after[0]] in _TRAINING and _NO_TRAINING.search(abstract):
+        trained = words[after[0]] in _TRAINING and not (len(after) > 1 and words[after[1]] in _TRAINING_OBJECTS)
+        if trained and _NO_TRAINING.search(abstract):
             return [words[after[0]]]
         if said[0] in only_negated & heads or len(set(said) & only_negated) >= _REQUIRED_WORDS - 1:
             return sorted(set(said) & only_negated)
@@ -278,7 +287,7 @@ def negation_findings(claim: str, abstract: str, aligned: Sequence[str]) -> list
     # Negated in the sentences the claim restates, or (two words or more) anywhere in the abstract.
     only_negated = claim_plain - claim_negated - stated
     dropped = sorted(only_negated & restated) or (sorted(only_negated & heads) if len(only_negated & heads) >= 2 else [])
-    dropped = dropped or _required(words, stems, only_negated, heads, abstract)
+    dropped = dropped or _required(words, stems, only_negated & negated, heads, abstract)
     if dropped:
         found.append(Finding("negation", f"states '{dropped[0]}' plainly, where the abstract negates it"))
     abstract_stems = negated | stated

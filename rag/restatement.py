@@ -14,6 +14,7 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 
+from rag.acronyms import stands_for
 from rag.entailment import DIRECTION, FUNCTION_WORDS, NEGATION, PRIOR_CONTEXT, Finding, stems_of, tokens
 from rag.text import bare_name, names, plain
 
@@ -39,10 +40,11 @@ def _subject_names(text: str) -> list[str]:
         if bare in _PREPOSITIONS or bare in DIRECTION or (bare.endswith(("es", "ed")) and bare not in names(word)):
             break
         subject.append(word)
-    return sorted(_family(bare_name(n)) for n in names(" ".join(subject)))
+    return sorted(bare_name(n) for n in names(" ".join(subject)))
 
 
-# "GAR-1B" and "GAR-8B" are one method at two sizes: a subject is its family.
+# "GAR-1B" and "GAR-8B" are one method at two sizes: a subject is its family, unless the sentence
+# names the claim's own size too ("LLaMA-7B outperforms LLaMA-70B" said the other way round).
 _SIZE = re.compile(r"-\d+(?:\.\d+)?[bmk]$")
 
 
@@ -100,15 +102,17 @@ def subject_findings(claim: str, sentences: Sequence[str], aligned: Sequence[str
     # "Whereas traditional MPNNs ..., the IBG-based network ...": the subject is the main clause's;
     # "The VLMFP paper observes that VLMs ...", "According to the paper, SFT ...": the reported clause's.
     main = _FRAME.sub("", _SUBORDINATE.sub("", claim))
-    subject = _subject_names(main) or _proper_subject(main, sentences)
+    exact = _subject_names(main) or _proper_subject(main, sentences)
     if aligned and (contrasted := _contrasted_subject(main, aligned[0])):
         return [Finding("subject", f"gives '{contrasted}' what the abstract contrasts it with")]
-    if not subject or not aligned:
+    if not exact or not aligned:
         return found
     best = plain(aligned[0])
     own = {n.lower() for n in own_names}
-    theirs = [n for n in _subject_names(best) if n not in subject]
-    if theirs and not set(subject) & set(_subject_names(best)) and not (set(subject) <= own and not set(theirs) & own):
+    one = _family if not any(n in best.lower() for n in exact) else str
+    subject, named = [one(n) for n in exact], [one(n) for n in _subject_names(best)]
+    theirs = [n for n in named if n not in subject]
+    if theirs and not set(subject) & set(named) and not (set(subject) <= own and not set(theirs) & own):
         found.append(Finding("subject", f"says {subject[0]} does what the abstract says {theirs[0]} does"))
     elif subject[0] not in own and subject[0] not in best.lower() and (mine := sorted(o for o in own if o in best.lower())):
         # "Teddymer is a novel binder generation method" where the abstract proposes Complexa as one.
@@ -128,6 +132,9 @@ _HEDGES = frozenset(
     likely often typically certain several moderately modest modestly mild mildly major significant substantial largely mostly
     generally competitive sometimes approached approaching""".split()
 )
+# The weaker side of "matches or surpasses", "comparable to or better than": dropping it claims more.
+# (Not any "or": "text prompts" for "text or image prompts" is narrower, and true.)
+_WEAKER = frozenset("match matches matching matched equal equals equaling rival rivals comparable competitive".split())
 # Added words that reword rather than claim ("by running gradient-based optimization").
 _WORDING = ("ing", "ly", "ed")
 _SELF = frozenset("we our this paper work method approach framework model it its propos introduc present develop design".split())
@@ -161,8 +168,8 @@ def edit_findings(claim: str, aligned: Sequence[str], abstract: str, own_names: 
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if max(i2 - i1, j2 - j1) > _MAX_EDIT_WORDS:
             continue
-        if op in ("replace", "delete") and "or" in words[i1:i2] and "or" not in claim_words[j1:j2]:
-            found.append(Finding("range_hedge", f"drops '{' '.join(words[i1:i2])}' (an alternative the abstract allows)"))
+        if op in ("replace", "delete") and "or" in words[i1:i2] and "or" not in claim_words[j1:j2] and set(words[i1:i2]) & _WEAKER:
+            found.append(Finding("range_hedge", f"drops '{' '.join(words[i1:i2])}' (the weaker result the abstract allows)"))
             continue
         said = [claim_stems[j] for j in range(j1, j2) if claim_words[j] not in FUNCTION_WORDS]
         was = [stems[i] for i in range(i1, i2) if words[i] not in FUNCTION_WORDS]
@@ -189,6 +196,11 @@ def edit_findings(claim: str, aligned: Sequence[str], abstract: str, own_names: 
     return found
 
 
+# Two words this far apart in the sentence are two roles, not two items of one list ("audio, images
+# and text" said as "text, images and audio").
+_SWAP_DISTANCE = 5
+
+
 def _swapped(
     matcher: difflib.SequenceMatcher, words: list[str], stems: list[str], claim_words: list[str], claim_stems: list[str], own: set[str]
 ) -> list[Finding]:
@@ -204,22 +216,20 @@ def _swapped(
 
     # A sentence that goes on past the claim ends in one long replacement: its first words are the swap.
     replaced = [
-        (side(words[i1:end], stems[i1:end]), side(claim_words[j1:j2], claim_stems[j1:j2]), " ".join(claim_words[j1:j2]))
+        (side(words[i1:end], stems[i1:end]), side(claim_words[j1:j2], claim_stems[j1:j2]), " ".join(claim_words[j1:j2]), i1)
         for op, i1, i2, j1, j2 in matcher.get_opcodes()
         if op == "replace" and j2 - j1 <= _MAX_EDIT_WORDS
         for end in [i2 if i2 - i1 <= _MAX_EDIT_WORDS else i1 + j2 - j1]
     ]
-    for k, (was, said, text) in enumerate(replaced):
-        if was and said and was != said and any(w == said and s == was for w, s, _ in replaced[k + 1 :]):
+    for k, (was, said, text, at) in enumerate(replaced):
+        if was and said and was != said and any(w == said and s == was and there - at >= _SWAP_DISTANCE for w, s, _, there in replaced[k + 1 :]):
             return [Finding("subject", f"puts '{text}' where the abstract has what it swaps it with")]
     return []
 
 
 def _spells_out(short: Sequence[str], long: Sequence[str]) -> bool:
     """One side is the other's acronym: "kg" / "knowledge graph"."""
-    letters = "".join(short)
-    initials = "".join(w[0] for w in long if w not in FUNCTION_WORDS)
-    return len(short) == 1 and len(initials) >= 2 and letters.rstrip("s") == initials
+    return len(short) == 1 and stands_for(short[0], long)
 
 
 def _letters(words: Sequence[str]) -> str:

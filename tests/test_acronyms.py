@@ -7,6 +7,7 @@ from rag.acronyms import abbreviate, abbreviates, defined_acronyms, spell_out
 from rag.evidence import SentenceVectors
 from rag.records import Paper
 from rag.support import support
+from rag.text import split_sentences
 from tests.fakes import HashingEmbeddings
 
 ABSTRACT = (
@@ -31,6 +32,7 @@ def test_a_term_is_spelled_out_and_a_name_kept_as_the_name() -> None:
 def test_an_undefined_acronym_is_excused_only_when_its_letters_begin_the_abstracts_words() -> None:
     assert abbreviates("lms", "transformer LMs are injective", "transformer language models are injective")
     assert not abbreviates("lms", "transformer LMs are injective", "transformers are injective")
+    assert not abbreviates("sam", "it beats SAM", "the states are meaningful")  # "are" is no initial
     assert not abbreviates("surelock", "SureLock locks tokens", "sure locking of tokens")  # a coined name, not an acronym
 
 
@@ -42,3 +44,5 @@ def test_the_checker_reads_a_flipped_direction_through_an_acronym() -> None:
     kept = support("Across three benchmarks, SecPE consistently achieves lower FID and higher downstream accuracy than Aug-PE baselines.", [paper], vectors)
     assert "direction" in {f.kind for f in flipped.findings} and not flipped.ok
     assert not kept.findings and not kept.missing
+    # The reader is shown the abstract's own sentences, not the rules' reading of them.
+    assert flipped.evidence and set(flipped.evidence) <= {*split_sentences(ABSTRACT), paper.title}

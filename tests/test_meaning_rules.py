@@ -57,6 +57,7 @@ def objections(claim: str, sentence: str, own: set[str] = frozenset()) -> list[s
         ("Recent studies find that the farther key information appears from the outputs, the higher the accuracy.", CLOSER, "direction"),
         ("MusicRFM guides generation in real time, but this requires per-step optimization.", REALTIME, "negation"),
         ("Seek-CAD uses a methodology that requires fine-tuning the model.", SEEK, "negation"),
+        ("LLaMA-7B outperforms LLaMA-70B on every reasoning benchmark.", "LLaMA-70B outperforms LLaMA-7B on every reasoning benchmark.", "subject"),
     ],
 )
 def test_each_kind_of_edit_is_objected_to(claim: str, sentence: str, kind: str) -> None:
@@ -79,6 +80,11 @@ def test_each_kind_of_edit_is_objected_to(claim: str, sentence: str, kind: str) 
         ("NeuroAdapter conditions a diffusion model on brain signals directly, with no intermediate feature space.", BYPASS),
         ("ZeroSiam avoids collapse while adding almost no overhead.", NEGLIGIBLE),
         ("Seek-CAD needs no training: it explores locally deployed DeepSeek-R1.", SEEK),
+        # Narrower than the sentence, or the same items in another order: true.
+        ("FooNet accepts text prompts.", "FooNet accepts text or image prompts."),
+        ("FooNet is evaluated on text, images and audio.", "FooNet is evaluated on audio, images and text."),
+        ("Seek-CAD requires tuning a single threshold.", SEEK),
+        ("ZeroSiam adds a small overhead.", NEGLIGIBLE),
         ("AEPO uses HWE tokens as exploration triggers to decide when to explore.", TRIGGERS),
     ],
 )
