@@ -96,7 +96,7 @@ def main() -> None:
                 group[key]["total"] += 1
                 group[key]["right"] += right
 
-    splits = [s for s in ("dev", "dev 1", "dev 2", "dev 5", "heldout", "heldout 1", "heldout 2", "heldout3", "heldout4", "heldout6", "all") if s in table]
+    splits = [s for s in ("dev", "dev 1", "dev 2", "dev 5", "dev 7", "heldout", "heldout 1", "heldout 2", "heldout3", "heldout4", "heldout6", "all") if s in table]
     print(f"| measure | {' | '.join(splits)} |")
     print(f"|---|{'---|' * len(splits)}")
     keys = sorted({k for s in splits for k in table[s]}, key=lambda k: (k.split(":")[0] != "en", k.count(":"), k))

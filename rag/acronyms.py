@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from rag.entailment import FUNCTION_WORDS
-from rag.label_names import expansion_before
+from rag.label_names import expansion_before, explains
 
 # "(FID)", "(SecPE)", "(HWE)", "(LLMs)": a parenthesised token with two capitals at least.
 _DEFINED = re.compile(r"\(\s*([A-Za-z0-9][\w\-]{0,15}?[A-Z][\w\-]{0,15}?)(s?)\s*[);,]")  # bounded: no slow scans
@@ -67,5 +67,9 @@ def abbreviates(name: str, claim: str, text: str) -> bool:
     for clause in _CLAUSE.split(text):
         words = _WORD.findall(clause)
         if any(stands_for(acronym, run) and len(run) == size for run in (words[i : i + size] for i in range(len(words) - size + 1))):
+            return True
+        # Three letters or more may come from inside words too ("VAE" for "variational autoencoder").
+        runs = (words[i : i + n] for n in range(2, size) for i in range(len(words) - n + 1))
+        if size >= 3 and any(explains(run, acronym) and not set(map(str.lower, run)) & FUNCTION_WORDS for run in runs):
             return True
     return False

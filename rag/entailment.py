@@ -109,13 +109,13 @@ _UP = """increase increases increased increasing improve improves improved impro
 boosted enhance enhances enhanced gain gains more faster better outperform outperforms outperformed outperforming surpass
 surpasses surpassed exceed exceeds exceeded larger greater grow grows grew amplify amplifies amplified accelerate accelerates
 accelerated speeds strengthen strengthens superior rise rises worsen worsens worsening exacerbate exacerbates aggravate
-aggravates stronger strong widen widens widened widening farther""".split()
+aggravates stronger strong widen widens widened widening farther maximize maximizes maximizing maximise maximises induce induces inducing""".split()
 _DOWN = """decrease decreases decreased decreasing reduce reduces reduced reducing lower lowers lowered cut cuts drop drops dropped
 degrade degrades degraded degrading worse fewer slower less underperform underperforms underperformed underperforming
 smaller shrink shrinks diminish diminishes diminished weaken weakens weakened inferior hurt hurts harm harms impair impairs
 impaired decline declines declined lag lags shorten shortens shortened fall falls fell avoid avoids avoiding mitigate mitigates
 mitigating alleviate alleviates alleviating suppress suppresses suppressing prevent prevents preventing vanish vanishes weaker weak
-narrow narrows narrowed narrowing slow slows slowed slowing slowdown closer""".split()
+narrow narrows narrowed narrowing slow slows slowed slowing slowdown closer minimize minimizes minimizing minimise minimises""".split()
 DIRECTION = {**dict.fromkeys(_UP, 1), **dict.fromkeys(_DOWN, -1)}
 # How far from a direction word its object is looked for: directions are compared said of the same
 # object only ("lower error" is good news, "lower accuracy" bad).
@@ -156,7 +156,10 @@ def direction_findings(claim: str, sentences: Sequence[str], aligned: Sequence[s
         word = claim_words[i]
         if i > 0 and claim_words[i - 1] in {"not", "never", "no"}:
             continue  # negated: the negation rule reads it
-        about = {s for _, s, o in abstract_pairs if o & obj}
+        # The abstract's direction words said of the same object: those sharing most of its words
+        # ("worse than specialized coding agents", not "more sophisticated specialized ...").
+        shared = max((len(o & obj) for _, _, o in abstract_pairs), default=0)
+        about = {s for _, s, o in abstract_pairs if shared and len(o & obj) == shared}
         if about:
             if sign not in about:
                 found.append(Finding("direction", f"says '{word}' where the abstract moves it the other way"))
@@ -249,8 +252,9 @@ _REQUIRED_WORDS = 4  # content words after "requires" that name what is required
 
 
 def _required(words: list[str], stems: list[str], only_negated: set[str], heads: set[str], abstract: str) -> list[str]:
-    """What the claim says is required or added, when the abstract says it only under a negation: the
-    negation's head right after the verb, or three of its next four content words."""
+    """What the claim says is required or added, when the abstract says it only under a negation: a
+    negation's head (`heads`: never said plainly) right after the verb, or three of its next four
+    content words."""
     for i, word in enumerate(words):
         if word not in _REQUIRES or (i > 0 and words[i - 1] in NEGATION):
             continue
@@ -262,7 +266,9 @@ def _required(words: list[str], stems: list[str], only_negated: set[str], heads:
         trained = words[after[0]] in _TRAINING and not (len(after) > 1 and words[after[1]] in _TRAINING_OBJECTS)
         if trained and _NO_TRAINING.search(abstract):
             return [words[after[0]]]
-        if said[0] in only_negated & heads or len(set(said) & only_negated) >= _REQUIRED_WORDS - 1:
+        if said[0] in heads:
+            return [words[after[0]]]
+        if len(set(said) & only_negated) >= _REQUIRED_WORDS - 1:
             return sorted(set(said) & only_negated)
     return []
 
@@ -276,7 +282,7 @@ def negation_findings(claim: str, abstract: str, aligned: Sequence[str]) -> list
     words = tokens(claim)
     stems = stems_of(words)
     claim_negated, claim_plain, _ = _negations(FALL_SHORT.sub("fail", claim))
-    _, _, restated = _negations(" ".join(plain(s) for s in aligned))
+    _, restated_plainly, restated = _negations(" ".join(plain(s) for s in aligned))
     found = []
     for covered in _first_negated(words):
         if any(stems[i] in negated for i in covered):
@@ -286,13 +292,19 @@ def negation_findings(claim: str, abstract: str, aligned: Sequence[str]) -> list
             break
     # Negated in the sentences the claim restates, or (two words or more) anywhere in the abstract.
     only_negated = claim_plain - claim_negated - stated
+    # What the restated sentences negate and never say plainly, though the abstract may say it
+    # elsewhere: required by the claim, it drops the negation ("requires backpropagation through the
+    # sampling" for "avoids backpropagation through the sampling").
+    negated_there = restated - restated_plainly
     dropped = sorted(only_negated & restated) or (sorted(only_negated & heads) if len(only_negated & heads) >= 2 else [])
-    dropped = dropped or _required(words, stems, only_negated & negated, heads, abstract)
+    dropped = dropped or _required(words, stems, only_negated & negated, (heads & only_negated) | negated_there, abstract)
     if dropped:
         found.append(Finding("negation", f"states '{dropped[0]}' plainly, where the abstract negates it"))
     abstract_stems = negated | stated
     for word, stem in zip(words, stems, strict=True):
-        if len(word) < _MIN_PREFIXED - 2 or word in abstract_words or stem in abstract_stems:
+        if len(word) < _MIN_PREFIXED - 2 or word in abstract_words:
+            continue
+        if stem in abstract_stems:
             continue
         opposite = next((p + word for p in _NEGATING_PREFIXES if p + word in abstract_words), None)
         bare = next(

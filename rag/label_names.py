@@ -156,7 +156,7 @@ def _is_lowercase_compound(token: str) -> bool:
     return len(parts) > 1 and all(p.isalpha() and p.islower() for p in parts)
 
 
-def _explains(words: list[str], acronym: str) -> bool:
+def explains(words: list[str], acronym: str) -> bool:
     """Can the acronym's letters be read, in order, out of the words?
 
     The Schwartz-Hearst test for abbreviation definitions: letters may come
@@ -190,9 +190,9 @@ def expansion_before(prefix: str, acronym: str) -> str:
             break
         run.insert(0, word)
     # Leading words the acronym does not need are context, not part of the name.
-    while run and _explains(run[1:], acronym):
+    while run and explains(run[1:], acronym):
         run.pop(0)
-    if not _explains(run, acronym) or (len(run) < 2 and "-" not in "".join(run)):
+    if not explains(run, acronym) or (len(run) < 2 and "-" not in "".join(run)):
         return ""
     return " ".join(run)
 

@@ -40,7 +40,7 @@ def _subject_names(text: str) -> list[str]:
         if bare in _PREPOSITIONS or bare in DIRECTION or (bare.endswith(("es", "ed")) and bare not in names(word)):
             break
         subject.append(word)
-    return sorted(bare_name(n) for n in names(" ".join(subject)))
+    return sorted(bare_name(n) for n in names(_PLURAL.sub(r"\1", " ".join(subject))))
 
 
 # "GAR-1B" and "GAR-8B" are one method at two sizes: a subject is its family, unless the sentence
@@ -50,6 +50,10 @@ _SIZE = re.compile(r"-\d+(?:\.\d+)?[bmk]$")
 
 def _family(name: str) -> str:
     return _SIZE.sub("", name)
+
+
+# "TRECs" and "TREC" are one thing: an acronym's plural (capitals, then "s").
+_PLURAL = re.compile(r"\b([A-Z][A-Z0-9\-]*[A-Z0-9])s\b")
 
 
 _FRAME = re.compile(
@@ -282,6 +286,9 @@ def relation_findings(claim: str, aligned: Sequence[str]) -> list[Finding]:
 # -- two things swapped ---------------------------------------------------------------------
 
 _CLAUSES = re.compile(r",?\s+(?:while|whereas)\s+|;\s+|:\s+|,\s+but\s+")
+# Two clauses said of two things: not a colon, which opens a list or an explanation ("three
+# levels: spatial perception, spatial analysis, ...").
+_CONTRASTED = re.compile(r",?\s+(?:while|whereas)\s+|;\s+|,\s+but\s+")
 _REPORTING = re.compile(r"^.*?\b(?:shows?|reveals?|finds?|demonstrates?|argues?|observes?|notes?)\s+that\s+", re.I)
 
 
@@ -299,10 +306,10 @@ def _clause_parts(clause: str) -> tuple[str, set[str]]:
 def swap_findings(claim: str, aligned: Sequence[str]) -> list[Finding]:
     """A claim of two contrasted clauses ("A does X, while B does Y") whose clause about X has the
     subject the abstract gives Y."""
-    claim_clauses = [c for c in _CLAUSES.split(claim) if c.strip()]
+    claim_clauses = [c for c in _CONTRASTED.split(claim) if c.strip()]
     if len(claim_clauses) < 2 or not aligned:
         return []
-    sentence_clauses = [_clause_parts(c) for c in _CLAUSES.split(plain(aligned[0])) if c.strip()]
+    sentence_clauses = [_clause_parts(c) for c in _CONTRASTED.split(plain(aligned[0])) if c.strip()]
     if len(sentence_clauses) < 2:
         return []
     for clause in claim_clauses:

@@ -43,6 +43,8 @@ _SPELLED = {
     "thousand": "1000", "million": "", "billion": "", "percent": "%",
 }  # fmt: skip
 _GUARDED_WORDS = frozenset(_SPELLED)
+# "two protein structures" for "a pair of protein structures": words that say two without the number.
+_PAIR = frozenset("pair pairs both dual".split())
 # A complexity bound is one quantity: "Θ(n^2)" is not stated by an abstract giving Θ(n log n) and Ω(n^2).
 _BOUND = re.compile(r"(\\Theta|\\Omega|Θ|Ω|\bO)\s*\(([^()]{1,40})\)")
 _BOUND_LETTERS = {"\\Theta": "Θ", "\\Omega": "Ω"}
@@ -99,7 +101,9 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     missing += sorted(_bounds(flat_claim) - _bounds(flat))
     source_words = set(_PLAIN_WORD.findall(lowered))
     digits = text_numbers | ({"%"} if "%" in flat else set())
-    missing += sorted(w for w in set(_PLAIN_WORD.findall(flat_claim.lower())) & _GUARDED_WORDS if w not in source_words and _SPELLED[w] not in digits)
+    said_twice = {"two"} if source_words & _PAIR else set()
+    guarded = set(_PLAIN_WORD.findall(flat_claim.lower())) & _GUARDED_WORDS - said_twice
+    missing += sorted(w for w in guarded if w not in source_words and _SPELLED[w] not in digits)
     if chinese:
         # Read by meaning alone: its words are not the abstract's. Numbers and names still must be
         # there, a count in Chinese words too, as digits or as an English word.

@@ -146,9 +146,14 @@ def is_coined(token: str) -> bool:
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+.]*[A-Za-z0-9+]")
 
 
+# "50x", "1.33x", "1024x576": a quantity (numbers() reads it), not a name.
+_QUANTITY = re.compile(r"\d+(?:\.\d+)?x(?:\d+)?")
+
+
 def names(text: str) -> set[str]:
     """The coined names a text states, lower-cased: a claim's names must occur in what it cites."""
-    return {token.lower() for token in (t.rstrip(".") for t in _NAME_TOKEN.findall(strip_citations(text))) if is_coined(token)}
+    tokens = (t.rstrip(".") for t in _NAME_TOKEN.findall(strip_citations(text)))
+    return {token.lower() for token in tokens if is_coined(token) and not _QUANTITY.fullmatch(token)}
 
 
 # "CLIP-style", "GPT-4-based": the name is the part before the suffix.

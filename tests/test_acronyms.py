@@ -33,6 +33,8 @@ def test_an_undefined_acronym_is_excused_only_when_its_letters_begin_the_abstrac
     assert abbreviates("lms", "transformer LMs are injective", "transformer language models are injective")
     assert not abbreviates("lms", "transformer LMs are injective", "transformers are injective")
     assert not abbreviates("sam", "it beats SAM", "the states are meaningful")  # "are" is no initial
+    assert abbreviates("vae", "a VAE encodes actions", "a variational autoencoder encodes actions")  # letters from inside words
+    assert not abbreviates("vae", "a VAE encodes actions", "a very adaptive engine")
     assert not abbreviates("surelock", "SureLock locks tokens", "sure locking of tokens")  # a coined name, not an acronym
 
 

@@ -30,6 +30,9 @@ MATCHES = "MAGPO consistently outperforms CTDE baselines and matches or surpasse
 CLOSER = "Recent studies find that the closer key information appears to the outputs, the higher the accuracy."
 REALTIME = "MusicRFM injects concept directions to guide generation in real time without per-step optimization."
 SEEK = "Seek-CAD explores locally deployed DeepSeek-R1 with a training-free methodology."
+AGENTS = "Unlike more sophisticated specialized pipelines, visual agents perform significantly worse than specialized coding agents."
+AVOIDS = "Our estimator uses only several forward passes and avoids backpropagation through the sampling."
+LEVELS3 = "We introduce SCoT, a million-scale dataset spanning three levels: Spatial Perception, Spatial Analysis, and Spatial Planning."
 PRIOR = "Existing methods retrain the model for every new concept, while our method edits activations at inference time."
 
 
@@ -58,6 +61,9 @@ def objections(claim: str, sentence: str, own: set[str] = frozenset()) -> list[s
         ("MusicRFM guides generation in real time, but this requires per-step optimization.", REALTIME, "negation"),
         ("Seek-CAD uses a methodology that requires fine-tuning the model.", SEEK, "negation"),
         ("LLaMA-7B outperforms LLaMA-70B on every reasoning benchmark.", "LLaMA-70B outperforms LLaMA-7B on every reasoning benchmark.", "subject"),
+        ("The MinPV principle is proposed to maximize the path variance.", "The MinPV principle is proposed to minimize the path variance.", "direction"),
+        ("Visual agents perform significantly better than specialized coding agents.", AGENTS, "direction"),
+        ("The estimator uses several forward passes but requires backpropagation through the sampling.", AVOIDS, "negation"),
     ],
 )
 def test_each_kind_of_edit_is_objected_to(claim: str, sentence: str, kind: str) -> None:
@@ -85,6 +91,8 @@ def test_each_kind_of_edit_is_objected_to(claim: str, sentence: str, kind: str) 
         ("FooNet is evaluated on text, images and audio.", "FooNet is evaluated on audio, images and text."),
         ("Seek-CAD requires tuning a single threshold.", SEEK),
         ("ZeroSiam adds a small overhead.", NEGLIGIBLE),
+        ("SCoT is a dataset organised into three levels: spatial perception, spatial analysis, and spatial planning.", LEVELS3),
+        ("The authors show that TRECs can be forecast before training.", "We show that the TREC can be predicted before training."),
         ("AEPO uses HWE tokens as exploration triggers to decide when to explore.", TRIGGERS),
     ],
 )

@@ -57,3 +57,7 @@ def test_names_a_claim_states_and_the_name_a_title_gives() -> None:
 def test_readable_latex_for_display() -> None:
     assert readable(r"10.61$\times$ faster, \textbf{\textsc{Sure}Lock}, 30--50\%") == "10.61× faster, SureLock, 30–50%"
     assert readable(r"$\mathcal{O}(n)$ in $\mathbb{R}^d$") == "O(n) in R^d"
+
+
+def test_a_quantity_is_not_a_name() -> None:
+    assert names("a 50x speed-up at 1024x576 with 1.33x fewer FLOPs on GPT-4o") == {"gpt-4o", "flops"}
