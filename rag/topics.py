@@ -37,7 +37,8 @@ _GENERIC = STOPWORDS | frozenset(
     approach approaches method methods work works establish established empirical deep provide provides show shows study studies
     result results paper introduce introduces present presents using use used enable enables allows new simple strong directly
     baseline baselines practical even best better identify identifies parameter parameters whether still furthermore moreover
-    additionally specifically notably importantly finally overall analysis analyses""".split()
+    additionally specifically notably importantly finally overall analysis analyses remain remains remained remaining
+    unclear challenging limited address addresses principled lower higher larger smaller""".split()
 )
 # Manner adverbs ("empirically", "successfully", "substantially") say how, never what: no label.
 _ADVERB = re.compile(r"^[a-z]{4,}(?:ally|ully|ively|ntly|tly|ely|rly)$")
