@@ -66,7 +66,7 @@ def abbreviates(name: str, claim: str, text: str) -> bool:
     size = len(acronym.rstrip("s"))
     for clause in _CLAUSE.split(text):
         words = _WORD.findall(clause)
-        if any(stands_for(acronym, run) and len(run) == size for run in (words[i : i + size] for i in range(len(words) - size + 1))):
+        if any(stands_for(acronym, words[i : i + size]) for i in range(len(words) - size + 1)):
             return True
         # Three letters or more may come from inside words too ("VAE" for "variational autoencoder").
         runs = (words[i : i + n] for n in range(2, size) for i in range(len(words) - n + 1))

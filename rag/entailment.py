@@ -302,9 +302,7 @@ def negation_findings(claim: str, abstract: str, aligned: Sequence[str]) -> list
         found.append(Finding("negation", f"states '{dropped[0]}' plainly, where the abstract negates it"))
     abstract_stems = negated | stated
     for word, stem in zip(words, stems, strict=True):
-        if len(word) < _MIN_PREFIXED - 2 or word in abstract_words:
-            continue
-        if stem in abstract_stems:
+        if len(word) < _MIN_PREFIXED - 2 or word in abstract_words or stem in abstract_stems:
             continue
         opposite = next((p + word for p in _NEGATING_PREFIXES if p + word in abstract_words), None)
         bare = next(

@@ -29,6 +29,19 @@ _PRIOR_SUBJECT = re.compile(
 _PREPOSITIONS = frozenset("on in for with over than to against from into across under at by via beyond like unlike versus vs including such".split())
 
 
+# "GAR-1B" and "GAR-8B" are one method at two sizes: a subject is its family, unless the sentence
+# names the claim's own size too ("LLaMA-7B outperforms LLaMA-70B" said the other way round).
+_SIZE = re.compile(r"-\d+(?:\.\d+)?[bmk]$")
+
+
+def _family(name: str) -> str:
+    return _SIZE.sub("", name)
+
+
+# "TRECs" and "TREC" are one thing: an acronym's plural (capitals, then "s").
+_PLURAL = re.compile(r"\b([A-Z][A-Z0-9\-]*[A-Z0-9])s\b")
+
+
 def _subject_names(text: str) -> list[str]:
     """The coined names before the first verb-like word of a sentence (its subject), skipping an
     opening prepositional phrase ("On LLaDA-8B, SureLock ..." → SureLock)."""
@@ -43,22 +56,9 @@ def _subject_names(text: str) -> list[str]:
     return sorted(bare_name(n) for n in names(_PLURAL.sub(r"\1", " ".join(subject))))
 
 
-# "GAR-1B" and "GAR-8B" are one method at two sizes: a subject is its family, unless the sentence
-# names the claim's own size too ("LLaMA-7B outperforms LLaMA-70B" said the other way round).
-_SIZE = re.compile(r"-\d+(?:\.\d+)?[bmk]$")
-
-
-def _family(name: str) -> str:
-    return _SIZE.sub("", name)
-
-
-# "TRECs" and "TREC" are one thing: an acronym's plural (capitals, then "s").
-_PLURAL = re.compile(r"\b([A-Z][A-Z0-9\-]*[A-Z0-9])s\b")
-
-
-_FRAME = re.compile(
-    r"^(?:according to [^,]{1,60},\s*|(?:\S+\s+){0,5}?(?:shows?|reveals?|finds?|demonstrates?|argues?|observes?|notes?|reports?|proves?)\s+that\s+)", re.I
-)
+# The verbs of "X shows that ...": what follows "that" is what is claimed.
+_REPORTING_VERB = r"(?:shows?|reveals?|finds?|demonstrates?|argues?|observes?|notes?)"
+_FRAME = re.compile(rf"^(?:according to [^,]{{1,60}},\s*|(?:\S+\s+){{0,5}}?(?:{_REPORTING_VERB}|reports?|proves?)\s+that\s+)", re.I)
 _SUBORDINATE = re.compile(r"^(?:whereas|while|unlike|although|though|compared (?:to|with)|in contrast to|rather than|instead of)\b[^,]*,\s*", re.I)
 
 
@@ -289,7 +289,7 @@ _CLAUSES = re.compile(r",?\s+(?:while|whereas)\s+|;\s+|:\s+|,\s+but\s+")
 # Two clauses said of two things: not a colon, which opens a list or an explanation ("three
 # levels: spatial perception, spatial analysis, ...").
 _CONTRASTED = re.compile(r",?\s+(?:while|whereas)\s+|;\s+|,\s+but\s+")
-_REPORTING = re.compile(r"^.*?\b(?:shows?|reveals?|finds?|demonstrates?|argues?|observes?|notes?)\s+that\s+", re.I)
+_REPORTING = re.compile(rf"^.*?\b{_REPORTING_VERB}\s+that\s+", re.I)
 
 
 def _clause_parts(clause: str) -> tuple[str, set[str]]:

@@ -91,6 +91,9 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     text = " ".join(sentences)
     own = _own_names(papers)
     named, worded = _one_way(defined_acronyms(text), own)
+    # The rules read the texts one way; the evidence a reader is shown stays the abstract's own words.
+    said, read, restated = named(claim), [named(s) for s in sentences], [named(s) for s in aligned]
+    words = (worded(said), [worded(s) for s in read], [worded(s) for s in restated])
     terms = key_terms(claim)
     overlap = round(len(terms & key_terms(text)) / len(terms) if terms else 0.0, 4)
     flat, flat_claim = plain(text), plain(claim)
@@ -109,7 +112,7 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
         # there, a count in Chinese words too, as digits or as an English word.
         missing += sorted(n for n in _ZH_COUNT.findall(claim) if _ZH_DIGITS[n] not in digits and _WORD_OF[_ZH_DIGITS[n]] not in source_words)
         score = round(cosine, 4)
-        objections = tuple(claim_findings(worded(named(claim)), [worded(named(s)) for s in sentences], [worded(named(s)) for s in aligned]))
+        objections = tuple(claim_findings(*words))
         ok = score >= MULTILINGUAL.min_support and not missing and not objections if multilingual is not None else False
         return Support(score, tuple(missing), overlap, ok, objections, tuple(aligned))
     # Chinese words in a mostly English sentence ("SureLock 减少了 FLOPs by 30--50% [1]") pass the
@@ -117,9 +120,6 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     # abstract does not state it, so it must not reach a reader.
     missing += sorted(w for w in chinese_runs(claim) if w not in text)
     score = round(cal.support_cosine_weight * cosine + (1 - cal.support_cosine_weight) * overlap, 4)
-    # The rules read the texts one way; the evidence a reader is shown stays the abstract's own words.
-    said, read, restated = named(claim), [named(s) for s in sentences], [named(s) for s in aligned]
-    words = (worded(said), [worded(s) for s in read], [worded(s) for s in restated])
     objections = (*claim_findings(*words), *restatement_findings(said, read, restated, own, worded))
     ok = score >= cal.min_support and overlap >= cal.min_overlap and not missing and not objections
     return Support(score, tuple(missing), overlap, ok, objections, tuple(aligned))
