@@ -29,10 +29,9 @@ from rag.errors import PaperchatError
 from rag.evidence import EVIDENCE_PER_SOURCE, about_question, contribution_sentence, grounding, select, sentences_of
 from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Paper, Source
-from rag.routing import CORPUS_QUESTION
 from rag.summarize import theme_summary_events
 from rag.text import citations, cite, key_terms, names, plain
-from rag.themes import theme_of
+from rag.theme_request import CORPUS_QUESTION, theme_of
 from rag.verify import Draft, Verifier, draft_messages, translation
 
 # A drafted sentence joins the evidence when it brings at least this many key terms the evidence

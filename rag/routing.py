@@ -20,6 +20,7 @@ from enum import StrEnum
 
 from rag.errors import PaperchatError
 from rag.quantities import Quantity, quantity_asked
+from rag.theme_request import ASKS_ABOUT_ZH, CORPUS_QUESTION, SUMMARY_VERBS_ZH, asks_for_overview
 
 
 class Mode(StrEnum):
@@ -57,6 +58,7 @@ _REPORTED_COMPARISON = re.compile(
     r"|\b(?:baselines?|methods)\b[^?]*\bcompare|哪些(?:方法|基线|模型)[^？?]*对比|与哪些",
     re.I,
 )
+_SUMMARY_VERB = re.compile(r"\b(?:summari[sz]e|overview|survey)\b", re.I)
 _SUMMARIZE = re.compile(
     r"\b(?:summari[sz]e|summary|summaries|overview|survey|digest|tl;?dr|trends?|landscape|say overall|main themes?)\b"
     r"|\bwhat (?:topics|themes|areas)\b|\bwhat does (?:the|this) (?:corpus|collection|conference)\b"
@@ -66,9 +68,6 @@ _SUMMARIZE = re.compile(
 # Chinese asks for an overview of a theme in other words than "总结": "有哪些关于 X 的研究",
 # "X 这块有哪些新工作", "X 方向的论文都有哪些", "介绍一下 X 领域". Research (研究/工作/进展), not papers
 # (论文: "哪些论文用了 LoRA" asks for a list).
-# "有哪些关于 X 的", "有什么新的": how a Chinese request for papers or research begins (rag/themes.py too).
-ASKS_ABOUT_ZH = r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?"
-SUMMARY_VERBS_ZH = "总结|概述|综述|概括|梳理|盘点"
 _THEME_ZH = re.compile(
     ASKS_ABOUT_ZH + r"(?:研究|工作|进展)|(?:研究|工作|进展)有哪些"
     r"|(?:方向|领域|这块|这一块|这方面)的?(?:论文|研究|工作)?.{0,6}(?:有哪些|有什么|在做什么|都在做|怎么样)"
@@ -114,16 +113,6 @@ _PAPERS_THAT_ZH = re.compile(r"哪些(?:论文|文章|工作)都?(?:用到|用�
 # "the best speedup reported for X", "the highest accuracy on GSM8K": a superlative of a quantity
 # the papers state, said of a topic or of the corpus.
 _EXTREME_FRAME = re.compile(r"\b(?:reported|stated|achieved|claimed|for|on|in|across|among)\b|报告|论文", re.I)
-# A question about what the papers have in common, in other words than "summarize": "what do most
-# papers about X try to solve", "the common approaches to X" (not "the main challenges ReST-KV
-# addresses", which asks about one paper).
-CORPUS_QUESTION = re.compile(
-    r"\bmost (?:of the )?papers\b|\bpapers\b[^?]*\bmostly\b"
-    r"|\b(?:common|main|typical|usual|dominant)\s+(?:approaches|methods|techniques|problems|challenges|directions|ideas)\s+(?:to|for|in|of|on)\b"
-    r"|\bwhat (?:problems?|challenges?|questions?) do (?:the |these )?papers\b|\bwhat do (?:the |these )?papers (?:about|on|in)\b"
-    r"|主要在解决|主要解决|主要研究|常见的?方法|主流方法",
-    re.I,
-)
 
 
 # A claim given to be checked: "Is it true that SureLock cuts FLOPs by 60–80%?", "Fact-check: ...",
@@ -150,12 +139,15 @@ def route(question: str) -> Mode:
         return Mode.CHECK
     theme_zh = _THEME_ZH.search(question) or (LIST_REQUEST_ZH.search(question) and _SUMMARY_VERB_ZH.search(question))
     listing = LIST_REQUEST.search(question) or (LIST_REQUEST_ZH.search(question) and (not theme_zh or _PAPERS_THAT_ZH.search(question)))
-    if (listing and not CORPUS_QUESTION.search(question)) or extreme_asked(question):
+    # "Any papers on X? Summarise them": the summary verb takes the lead, as in Chinese.
+    if (listing and not CORPUS_QUESTION.search(question) and not _SUMMARY_VERB.search(question)) or extreme_asked(question):
         return Mode.LIST
     if CORPUS_QUESTION.search(question) or (theme_zh and not _ONE_PAPER.search(question)):
         return Mode.SUMMARIZE
     if _COMPARE.search(question) and not _REPORTED_COMPARISON.search(question):
         return Mode.COMPARE
     if _SUMMARIZE.search(question) and (not _ONE_PAPER.search(question) or _PLURAL.search(question)):
+        return Mode.SUMMARIZE
+    if asks_for_overview(question) and not _ONE_PAPER.search(question):
         return Mode.SUMMARIZE
     return Mode.ANSWER

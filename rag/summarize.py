@@ -23,7 +23,8 @@ from rag.records import Answer, AnswerEvent, Hit, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode
 from rag.text import cite
-from rag.themes import about_theme, theme_of
+from rag.theme_request import theme_of
+from rag.themes import about_theme
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages
 

@@ -1,5 +1,5 @@
-"""Themes: which papers of the corpus a theme is about, not merely mentions, and what a summary
-request's theme is ("Summarise the papers on 3D Gaussian Splatting" → "3D Gaussian Splatting").
+"""Themes: which papers of the corpus a theme is about, not merely mentions. (What a request's theme
+is: rag/theme_request.py.)
 
 A paper is in a theme when it is grounded in it (rag/evidence.grounding, each theme term weighted
 by its rarity), uses every term of the theme's subject, and names a core term in its title or in
@@ -18,83 +18,8 @@ from itertools import pairwise
 from rag.calibration import MINILM, Calibration
 from rag.evidence import sentences_of
 from rag.records import Hit, Paper
-from rag.routing import ASKS_ABOUT_ZH, CORPUS_QUESTION, SUMMARY_VERBS_ZH
-from rag.text import STOPWORDS, TERM_HEADS, key_terms, stem_words, strip_citations, term_sequence
-
-# The words that make a request a summary request; what is left is the theme. Not inside a
-# hyphenated name: "mixture-of-experts" keeps its "of", "state-of-the-art" its "the".
-_REQUEST = re.compile(
-    r"(?<![\w-])(?:please|can|could|you|give|me|summari[sz]e|summary|summaries|overview|survey|digest|tl;?dr|trends?|main|what|does|do|did|"
-    r"the|these|this|that|corpus|collection|conference|papers?|abstracts?|say|says|said|about|on|of|in|here|all|every|everything|"
-    r"works?|research|studies|short|a|an|now|overall|is|are|there|set|list|find|written)(?![\w-])|总结|概述|综述|概括|整理|梳理|盘点|介绍|一下|关于|的|论文|这些|所有|相关|研究|工作|进展|要点|帮我|给我|请|和|有没有|有|"
-    r"哪些|什么|简单|大家|最近|最新|今年|新|都|在做|方向|领域|这块|这一块|这方面|方面|[?？,.!:;。，、]",
-    re.I,
-)
-_WHOLE_CORPUS = re.compile(
-    r"\b(?:topics|themes|areas)\b.*\b(?:corpus|collection|conference|cover|covers)\b|\bwhole (?:corpus|collection)\b|涵盖|哪些主题|什么主题|整个", re.I
-)
-
-
-# A corpus question in other words than a summary request: its theme follows a preposition and
-# ends where the question goes on ("What do most papers about X try to solve?", "the common
-# approaches to X", "What trends do the papers on X show?", "X 方面的论文主要在解决什么问题").
-_TRENDS = re.compile(r"\btrends?\b", re.I)
-_CORPUS_FRAME = re.compile(
-    r"\b(?:papers?|approaches|methods|techniques|problems?|challenges?|trends?|directions|ideas)\s+(?:in this corpus\s+|in the corpus\s+)?"
-    r"(?:about|on|to|for|in)\s+(?P<theme>.+?)(?:\s+(?:try|tend|aim|attempt|seek)\s+to\b.*|\s+(?:show|solve|address|tackle|have|share|use)\b.*|\s*[?？.!]*\s*$)",
-    re.I,
-)
-_CORPUS_FRAME_ZH = re.compile(r"^(?P<theme>.+?)(?:方面|领域|相关)的?(?:论文|研究|工作)")
-# Clauses of a Chinese request, and the words around its theme: "做/用 X 的工作", "X 这块有哪些新工作".
-_CJK_CLAUSES = re.compile(r"\s*[，。？！；、,;?!]\s*(?=.*[\u4e00-\u9fff])")
-_THEME_FRAME_ZH = re.compile(
-    r"^(?:给我|帮我|请)?(?:总结|概括|梳理|介绍|盘点)?(?:一下)?(?:做|用|关于|有关)|(?:这块|这一块|这方面|方向|领域|相关|方面).*$|的?(?:问题|进展|新方法|新工作)"
-)
-# A clause asking for the papers on its theme: "X 有哪些新研究", "X 方向的论文", "总结一下 X".
-_ASKS_FOR_PAPERS_ZH = re.compile(
-    ASKS_ABOUT_ZH
-    + r"(?:研究|工作|进展|论文|方法)|(?:论文|研究|工作|方法)都?有哪些|(?:方向|领域|这块|这一块|这方面|相关)的?(?:论文|研究|工作)|"
-    + SUMMARY_VERBS_ZH
-)
-_INTERROGATIVE_ZH = re.compile(r"怎么|怎样|如何|为什么|为何|是否|吗|呢|哪|什么|多少|几")
-# A corpus question's own words, when it names no theme after them ("What do papers mostly try to solve?").
-_CORPUS_REQUEST = re.compile(
-    r"\b(?:most|mostly|try|tries|trying|solve|solving|tackle|address|common|main|typical|usual|dominant|problems?|challenges?|questions?"
-    r"|approaches|methods|techniques|directions|ideas|trends?|show|to)\b|主要|在?解决|什么|问题|常见的?|主流|方法|哪些",
-    re.I,
-)
-
-
-def theme_of(question: str) -> str:
-    """What a summary request is about ("" for the whole corpus)."""
-    if _WHOLE_CORPUS.search(question):
-        return ""
-    if _CJK_CLAUSES.search(question):
-        # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型
-        # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A question
-        # before the clause asking for the papers is context, not the theme ("怎么判断数据有没有被拿去
-        # 训练？成员推断攻击有什么新进展？").
-        clauses = [c for c in _CJK_CLAUSES.split(question) if " ".join(_REQUEST.sub(" ", _THEME_FRAME_ZH.sub(" ", c)).split())]
-        question = next((c for c in clauses if _ASKS_FOR_PAPERS_ZH.search(c) or not _INTERROGATIVE_ZH.search(c)), clauses[0] if clauses else question)
-        question = _THEME_FRAME_ZH.sub(" ", question)
-    if CORPUS_QUESTION.search(question) or _TRENDS.search(question):
-        # Only in such a question: a summary request keeps the theme it always had.
-        if match := _CORPUS_FRAME.search(question) or _CORPUS_FRAME_ZH.search(question):
-            return " ".join(match.group("theme").split())
-        return " ".join(_CORPUS_REQUEST.sub(" ", _REQUEST.sub(" ", strip_citations(question))).split())
-    return " ".join(_REQUEST.sub(" ", strip_citations(question)).split())
-
-
-# What a theme gives as examples or asides: "preference optimization methods such as DPO",
-# "multi-agent systems (debate, collaboration)", "reward models, including process reward models".
-_EXAMPLES = re.compile(r"\s*\([^()]*\)|,?\s+\b(?:such as|including|e\.g\.?|for example|for instance|especially|like)\b.*$", re.I)
-
-
-def theme_head(theme: str) -> str:
-    """The theme without its examples and asides: a paper about it need not name those. (The
-    search still reads them: they find papers.)"""
-    return " ".join(_EXAMPLES.sub(" ", theme).split()) or theme
-
+from rag.text import STOPWORDS, TERM_HEADS, key_terms, stem_words, term_sequence
+from rag.theme_request import theme_head
 
 _STOPWORD_STEMS = frozenset(stem_words(sorted(STOPWORDS)))
 _HEADS = _STOPWORD_STEMS & frozenset(stem_words(sorted(TERM_HEADS)))  # "model", "method": a term's own words

@@ -1,0 +1,250 @@
+"""What a summary request is about: its theme, read off the words that only frame the request
+("catch me up on protein structure prediction" → "protein structure prediction"), and the theme's
+head without its examples.
+
+Why by hand: the theme is the one span of a request that names a research topic, and the words
+around it come from a small closed vocabulary (asking, summarising, time, venue, "papers").
+Marking those and keeping the longest run left generalises to wordings no rule names (measured on
+200 requests written blind, bench/theme_requests.py); a parser would add a model for what a word
+list does as well here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.text import strip_citations
+
+# "有哪些关于 X 的", "有什么新的": how a Chinese request for papers or research begins (rag/routing.py too).
+ASKS_ABOUT_ZH = r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?"
+SUMMARY_VERBS_ZH = "总结|概述|综述|概括|梳理|盘点"
+# A question about what the papers have in common, in other words than "summarize": "what do most
+# papers about X try to solve", "the common approaches to X" (not "the main challenges ReST-KV
+# addresses", which asks about one paper).
+CORPUS_QUESTION = re.compile(
+    r"\bmost (?:of the )?papers\b|\bpapers\b[^?]*\bmostly\b"
+    r"|\b(?:common|main|typical|usual|dominant)\s+(?:approaches|methods|techniques|problems|challenges|directions|ideas)\s+(?:to|for|in|of|on)\b"
+    r"|\bwhat (?:problems?|challenges?|questions?) do (?:the |these )?papers\b|\bwhat do (?:the |these )?papers (?:about|on|in)\b"
+    r"|主要在解决|主要解决|主要研究|常见的?方法|主流方法",
+    re.I,
+)
+
+# Words that frame an English request and never name its theme: asking, summarising, reading,
+# time, venue, the papers themselves, and the function words around them.
+_FRAME_WORDS = frozenset(
+    """
+    a an the this that these those some any anything anyone anybody all every everything each what what's whats which who who's
+    whose how where when why is are was were be been being has have had do does did done doing can could would should will may might
+    i i'd i'm me my we you your us it its they them their there here so if still just also too very really out up through together
+    over about please pls plz hey hi thanks briefly brief quick quickly short big picture overall main key major important
+    interesting notable representative recent recently latest lately new newest current currently now today year years
+    iclr neurips icml cvpr acl emnlp conference corpus collection summarize summarise summarized summarised summary summaries
+    give tell show explain describe review reviews survey overview overviews recap catch walk pull list find get want like need help
+    understand read reading know learn see go going look looking happening heading progressed progressing evolved stand stands
+    tried try trying proposed propose published found explored exploring say says said cover covers covered discuss highlight
+    highlights paper papers work works working research researchers people studies literature field area areas topic topics
+    rundown roundup round-up digest idea ideas direction directions trend trends finding findings contribution contributions
+    progress advances advancements developments theme themes news updates kinds kind sort sorts types stuff things thing newcomer
+    newcomers beginner beginners someone starting worth tl;dr tldr lit should recommend recommended primer intro introduction
+    introduce hot top good consensus takeaways insights lessons breakthroughs evolving speed fill started start dig notable bring
+    """.split()
+)
+# Words a theme may end in ("feature attribution methods") but that alone name no theme.
+_WEAK_WORDS = frozenset("methods approaches techniques problems challenges questions issues theory theories models landscape".split())
+# Words that join the parts of one theme ("mixture of experts", "AI for drug discovery").
+_CONNECTORS = frozenset("of for in on with to and via from under between across against".split())
+# Frames of several words, marked before the single words: a time or a venue, "the state of",
+# "open problems".
+_VENUE = r"(?:ICLR|NeurIPS|ICML|CVPR|ACL|EMNLP)"
+_FRAME_PHRASES = re.compile(
+    rf"(?<![\w-])(?:(?:this|last|past|the\s+past)\s+year|(?:in|at|from|for)\s+(?:{_VENUE}\s+)?20\d\d|at\s+(?:{_VENUE}|the\s+conference)(?:\s+20\d\d)?"
+    rf"|{_VENUE}\s+20\d\d(?:'s)?(?:\s*上)?|20\d\d|so\s+far|right\s+now|these\s+days|of\s+late|to\s+date"
+    r"|(?:the\s+)?state\s+of(?:\s+the\s+(?:art|field|play))?|open\s+(?:problems|questions|issues|challenges)|lit(?:erature)?\s+review)(?![\w-])",
+    re.I,
+)
+# Chinese words around a theme, marked the same way. "上" only with a venue (above): "上下文" keeps it.
+_FRAME_ZH = re.compile(
+    r"总结|概述|综述|概括|整理|梳理|盘点|汇总|介绍一?下?|讲讲|讲了|过一遍|一下|关于|的|论文|文章|这些|所有|相关|研究|工作|进展|要点|帮我|给我|请|"
+    r"和|有没有|有啥|有|哪些|什么|啥|是|简单|大家|最近|最新|今年|新东西|新|都|在做|方向|领域|这块|这一块|这个|这方面|方面|主要|代表性|"
+    r"想入门|入门|该看|趋势|开放问题|新?方法"
+)
+# An aside after the theme: its examples or another name ("X (e.g. A, B)", "X, such as Y", "X /
+# Y"). Kept with the theme for the search; theme_head takes it off for membership.
+_ASIDE = re.compile(
+    r"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:such as|including|e\.g\.?|for example|for instance|especially|/)|,\s+like)\s[^,;:?!—。，？！]*", re.I
+)
+_TOKEN = re.compile(r"\w(?:[\w'’+&.-]*[\w+])?|[^\w\s]")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _weight(token: str) -> float:
+    """What a word adds to its run's claim to be the theme: Chinese by its characters."""
+    if _CJK.search(token):
+        return len(token) / 2
+    return 0.0 if token.lower() in _WEAK_WORDS else 1.0
+
+
+@dataclass(frozen=True)
+class _Reading:
+    text: str  # the request with its multi-word frames marked off
+    tokens: list[tuple[int, int, str]]  # (start, end, word or mark)
+    runs: list[tuple[float, int, int]]  # (weight, first token, end token): the spans that name something
+    asides: list[tuple[int, int]]  # character spans of asides
+
+
+def _read(request: str) -> _Reading:
+    """The request's runs of words outside its frame, joined by connectors ("mixture of experts")."""
+    text = _FRAME_ZH.sub(" , ", _FRAME_PHRASES.sub(" , ", request.replace("w/", "with")))
+    asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
+    tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+
+    def names(token: str, at: int) -> bool:
+        return token[0].isalnum() and token.lower() not in _FRAME_WORDS and not any(s <= at < e for s, e in asides)
+
+    runs: list[tuple[float, int, int]] = []
+    start: int | None = None
+    for i in range(len(tokens) + 1):
+        begin, _, token = tokens[i] if i < len(tokens) else (0, 0, ",")
+        if i < len(tokens) and names(token, begin):
+            if token.lower() not in _CONNECTORS:
+                start = i if start is None else start
+            continue  # a connector joins a run only where words follow it
+        if start is not None:
+            end = i
+            while tokens[end - 1][2].lower() in _CONNECTORS:
+                end -= 1
+            if weight := sum(_weight(t[2]) for t in tokens[start:end]):
+                runs.append((weight, start, end))
+        start = None
+    return _Reading(text, tokens, runs, asides)
+
+
+def _theme_run(request: str) -> str:
+    """The run of the request's words that names the most (the first of equals), with an aside that
+    follows it."""
+    reading = _read(request)
+    if not reading.runs:
+        return ""
+    _, start, end = max(reading.runs, key=lambda run: (run[0], -run[1]))
+    first, last = reading.tokens[start][0], reading.tokens[end - 1][1]
+    for s, e in reading.asides:
+        if 0 <= s - last <= 1:
+            last = e
+    return " ".join(reading.text[first:last].split())
+
+
+# Frame words that speak of the literature and what is new in it: with them, a request that names
+# one theme and nothing else asks for an overview of it ("conformal prediction, anything new?",
+# "Where does mechanistic interpretability stand right now?", "speculative decoding papers?").
+_OVERVIEW_WORDS = frozenset(
+    """
+    papers work research researchers people studies literature field area landscape summarize summarise summary overview
+    survey review recap rundown roundup round-up digest highlights picture catch walk brief new newest latest recent recently lately
+    progress progressed progressing advances advancements developments evolved trends trend directions direction ideas findings
+    contributions done doing proposed published tried explored happening going heading news updates worth recommend recommended
+    primer intro introduction introduce hot top consensus takeaways insights lessons breakthroughs evolving speed started
+    """.split()
+)
+_OVERVIEW_PHRASES = re.compile(
+    r"\bstate\s+of\b|\bopen\s+(?:problems|questions|issues|challenges)\b|\blit(?:erature)?\s+review\b"
+    r"|\bwhere\s+(?:does|do|is|are)\b.*\bstands?\b(?!\s+for)",
+    re.I,
+)
+_OVERVIEW_ZH = re.compile(
+    r"最近|最新|进展|论文|研究|工作|文章|新方法|新东西|在做|有哪些|代表性|汇总|过一遍|讲讲|趋势|方向|方面|领域|入门|开放问题|" + SUMMARY_VERBS_ZH
+)
+
+
+_FIELD_VERBS = frozenset({"stand", "stands", "say", "show", "cover", "look"})
+
+
+def _asked_to_act(reading: _Reading, run: tuple[float, int, int]) -> bool:
+    """After "does", the run is a subject, and the verb that follows asks what it does: "What papers
+    does ReST-KV compare against?", "How does the objective in MICLIP work?". Only a verb asking
+    where a field stands or what it says keeps it an overview ("Where does X stand?")."""
+    _, start, end = run
+    before = [t[2].lower() for t in reading.tokens[:start] if t[2].lower() not in {"the", "a", "an", "this", "these"}]
+    after = [t[2].lower() for t in reading.tokens[end:] if t[2].lower() not in _CONNECTORS]
+    return bool(before) and before[-1] in {"do", "does", "did"} and not (after and after[0] in _FIELD_VERBS)
+
+
+def asks_for_overview(request: str) -> bool:
+    """Whether a request names one theme and, besides, only asks what the papers on it say or what
+    is new in it. A second span of content ("What does the LoRA paper report on GLUE?", "How does
+    FlashAttention reduce memory?") makes it a question, not a request for an overview."""
+    reading = _read(strip_citations(request))
+    runs = [run for run in reading.runs if run[0] >= 1]
+    if len(runs) != 1 or _asked_to_act(reading, runs[0]):
+        return False
+    words = {token.lower() for _, _, token in reading.tokens}
+    return bool(words & _OVERVIEW_WORDS or _OVERVIEW_PHRASES.search(request) or _OVERVIEW_ZH.search(request))
+
+
+_WHOLE_CORPUS = re.compile(
+    r"\b(?:topics|themes|areas)\b.*\b(?:corpus|collection|conference|cover|covers)\b|\bwhole (?:corpus|collection)\b|涵盖|哪些主题|什么主题|整个", re.I
+)
+
+
+# A corpus question in other words than a summary request: its theme follows a preposition and
+# ends where the question goes on ("What do most papers about X try to solve?", "the common
+# approaches to X", "What trends do the papers on X show?", "X 方面的论文主要在解决什么问题").
+_TRENDS = re.compile(r"\btrends?\b", re.I)
+_CORPUS_FRAME = re.compile(
+    r"\b(?:papers?|approaches|methods|techniques|problems?|challenges?|trends?|directions|ideas)\s+(?:in this corpus\s+|in the corpus\s+)?"
+    r"(?:about|on|to|for|in)\s+(?P<theme>.+?)(?:\s+(?:try|tend|aim|attempt|seek)\s+to\b.*|\s+(?:show|solve|address|tackle|have|share|use)\b.*|\s*[?？.!]*\s*$)",
+    re.I,
+)
+_CORPUS_FRAME_ZH = re.compile(r"^(?P<theme>.+?)(?:方面|领域|相关)的?(?:论文|研究|工作)")
+# Clauses of a Chinese request, and the words around its theme: "做/用 X 的工作", "X 这块有哪些新工作".
+_CJK_CLAUSES = re.compile(r"\s*[，。？！；、,;?!]\s*(?=.*[\u4e00-\u9fff])")
+_THEME_FRAME_ZH = re.compile(
+    r"^(?:给我|帮我|请)?(?:总结|概括|梳理|介绍|盘点)?(?:一下)?(?:做|用|关于|有关)|(?:这块|这一块|这方面|方向|领域|相关|方面).*$|的?(?:问题|进展|新方法|新工作)"
+)
+# A clause asking for the papers on its theme: "X 有哪些新研究", "X 方向的论文", "总结一下 X".
+_ASKS_FOR_PAPERS_ZH = re.compile(
+    ASKS_ABOUT_ZH
+    + r"(?:研究|工作|进展|论文|方法)|(?:论文|研究|工作|方法)都?有哪些|(?:方向|领域|这块|这一块|这方面|相关)的?(?:论文|研究|工作)|"
+    + SUMMARY_VERBS_ZH
+)
+_INTERROGATIVE_ZH = re.compile(r"怎么|怎样|如何|为什么|为何|是否|吗|呢|哪|什么|多少|几")
+# A corpus question's own words, when it names no theme after them ("What do papers mostly try to solve?").
+_CORPUS_REQUEST = re.compile(
+    r"\b(?:most|mostly|try|tries|trying|solve|solving|tackle|address|common|main|typical|usual|dominant|problems?|challenges?|questions?"
+    r"|approaches|methods|techniques|directions|ideas|trends?|show|to)\b|主要|在?解决|什么|问题|常见的?|主流|方法|哪些",
+    re.I,
+)
+
+
+def theme_of(question: str) -> str:
+    """What a summary request is about ("" for the whole corpus)."""
+    if _WHOLE_CORPUS.search(question):
+        return ""
+    if _CJK_CLAUSES.search(question):
+        # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型
+        # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A question
+        # before the clause asking for the papers is context, not the theme ("怎么判断数据有没有被拿去
+        # 训练？成员推断攻击有什么新进展？").
+        clauses = [c for c in _CJK_CLAUSES.split(question) if _theme_run(_THEME_FRAME_ZH.sub(" ", c))]
+        question = next((c for c in clauses if _ASKS_FOR_PAPERS_ZH.search(c) or not _INTERROGATIVE_ZH.search(c)), clauses[0] if clauses else question)
+        question = _THEME_FRAME_ZH.sub(" ", question)
+    if CORPUS_QUESTION.search(question) or _TRENDS.search(question):
+        # Only in such a question: a summary request keeps the theme it always had.
+        if match := _CORPUS_FRAME.search(question) or _CORPUS_FRAME_ZH.search(question):
+            return " ".join(match.group("theme").split())
+        return _theme_run(_CORPUS_REQUEST.sub(" , ", strip_citations(question)))
+    return _theme_run(strip_citations(question))
+
+
+
+# What a theme gives as examples or asides: "preference optimization methods such as DPO",
+# "multi-agent systems (debate, collaboration)", "reward models, including process reward models".
+_EXAMPLES = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)|,?\s+\b(?:such as|including|e\.g\.?|for example|for instance|especially|like)\b.*$", re.I)
+
+
+def theme_head(theme: str) -> str:
+    """The theme without its examples and asides: a paper about it need not name those. (The
+    search still reads them: they find papers.)"""
+    return " ".join(_EXAMPLES.sub(" ", theme).split()) or theme
+
+

@@ -1,0 +1,73 @@
+"""Reading a summary request: its theme and whether it asks for an overview, against the 200
+requests of bench/theme_requests.jsonl written blind (dev tuned on, held-out not), and by cases."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+
+import pytest
+
+from rag.routing import Mode, route
+from rag.theme_request import asks_for_overview, theme_head, theme_of
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+from theme_requests import f1
+
+ROWS = [json.loads(line) for line in (ROOT / "bench" / "theme_requests.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+# Floors a little under what was measured (bench/RESULTS.md, "Issue 15: theme requests in many
+# wordings"): routed share, look-alikes kept out, theme-word F1. The held-out routing floor is low
+# because the held-out part is low: it says where the router stands, not where it should be.
+@pytest.mark.parametrize(("split", "routed", "kept_out", "words"), [("dev", 0.95, 0.95, 0.95), ("heldout", 0.5, 0.95, 0.9)])
+def test_theme_requests_are_read_against_labels(split: str, routed: float, kept_out: float, words: float) -> None:
+    rows = [r for r in ROWS if r["split"] == split]
+    themes = [r for r in rows if r["kind"] == "theme"]
+    others = [r for r in rows if r["kind"] != "theme"]
+    assert len(themes) >= 75 and len(others) >= 18
+    assert sum(route(r["q"]) == Mode.SUMMARIZE for r in themes) / len(themes) >= routed
+    assert sum(route(r["q"]) != Mode.SUMMARIZE for r in others) / len(others) >= kept_out
+    assert statistics.mean(f1(theme_head(theme_of(r["q"])), r["theme"]) for r in themes) >= words
+
+
+@pytest.mark.parametrize(
+    ("request_text", "theme"),
+    [
+        ("What's new in neural radiance fields this year?", "neural radiance fields"),
+        ("Bring me up to speed on diffusion policies.", "diffusion policies"),
+        ("Summarise the work on mixture of experts at ICLR 2026", "mixture of experts"),
+        ("AI for materials science: where does the field stand?", "AI for materials science"),
+        ("loss landscape research, briefly", "loss landscape"),
+        ("I'd like an overview of neural operators", "neural operators"),
+        ("总结一下 mixture of experts 相关的研究", "mixture of experts"),
+        ("强化学习（比如 PPO）方面有哪些新工作？", "强化学习"),
+    ],
+)
+def test_the_theme_is_the_span_that_names_something(request_text: str, theme: str) -> None:
+    assert theme_head(theme_of(request_text)) == theme
+
+
+def test_an_aside_stays_with_the_theme_for_the_search_but_not_its_head() -> None:
+    theme = theme_of("backdoor attacks (e.g. on code models): what's new?")
+    assert theme == "backdoor attacks (e.g. on code models)" and theme_head(theme) == "backdoor attacks"
+    assert theme_of("Summarize papers on state-of-the-art out-of-distribution detection") == "state-of-the-art out-of-distribution detection"
+
+
+@pytest.mark.parametrize(
+    ("question", "overview"),
+    [
+        ("conformal prediction, anything new?", True),
+        ("Where does embodied AI stand right now?", True),
+        ("speech synthesis papers?", True),
+        ("What does the acronym RLHF stand for?", False),  # "stand for" asks a fact
+        ("How does the contrastive objective in MICLIP work?", False),  # the verb after "does" is asked
+        ("What papers does ReST-KV compare against?", False),
+        ("What does the LoRA paper report on GLUE?", False),  # a second span: what it reports
+        ("When is the ICLR 2026 submission deadline?", False),  # a venue is not news of a field
+    ],
+)
+def test_an_overview_names_one_theme_and_asks_only_what_is_in_it(question: str, overview: bool) -> None:
+    assert asks_for_overview(question) is overview
