@@ -1,6 +1,6 @@
 """Theme summaries on the full ICLR 2026 corpus: does a summary include every paper of its theme, and only those?
 
-    .venv/bin/python bench/summarize.py [--cut 0.45 --cut 0.40 ...] [--per-theme] [--judged FILE]
+    .venv/bin/python bench/summarize.py [--cut 0.45 --cut 0.40 ...] [--per-theme] [--judged FILE] [--set en|zh|multiword] [--unjudged FILE]
 
 For the 20 theme questions of bench/iclr_dev.jsonl, the gold set is every paper whose title
 matches the question's `title_pattern` (e.g. `gaussian splatting|\\b3DGS\\b`). For each
@@ -67,6 +67,7 @@ def main() -> None:
     parser.add_argument("--collection", default="eval-iclr")
     parser.add_argument("--judged", type=Path, default=ROOT / "bench" / "summarize_judged.jsonl", help="reader judgements (see above)")
     parser.add_argument("--per-theme", action="store_true", help="also print one row per theme")
+    parser.add_argument("--unjudged", type=Path, help="with --set: write the included, title-mismatched, unjudged papers here (JSONL)")
     parser.add_argument(
         "--overview-url",
         help="also measure the verified overview paragraph a capable backend writes on top: the base URL of an "
@@ -150,6 +151,7 @@ def by_split(args: argparse.Namespace, files: tuple[str, ...], warm_up: str) -> 
     rows = [json.loads(line) for name in files for line in (ROOT / "bench" / name).read_text(encoding="utf-8").splitlines() if line.strip()]
     judgements = load_judgements(args.judged)
     parts: dict[str, list[tuple[float, float, float, bool, float]]] = {}
+    unjudged: list[dict] = []
     lines = [
         "| split | theme | routed | matched to | gold | included | recall | title mismatch | mismatched judged | judged off-theme (est.) | s |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -167,6 +169,11 @@ def by_split(args: argparse.Namespace, files: tuple[str, ...], warm_up: str) -> 
         off, judged, mismatched, _ = judged_off(row["q"], included, gold, judgements)
         off_share = off / len(included) if included else 0.0
         parts.setdefault(row["split"], []).append((recall, mismatch, elapsed, routed, off_share))
+        unjudged += [
+            {"theme": row["q"], "paper_id": p, "title": papers[p].title, "abstract": papers[p].abstract}
+            for p in sorted(included - gold)
+            if (row["q"], p) not in judgements
+        ]
         lines.append(
             f"| {row['split']} | {row['q']} | {'summarize' if routed else route(row['q'])} | {answer.query} | {len(gold)} | {len(included)} "
             f"| {recall:.3f} | {mismatch:.3f} | {judged} / {mismatched} | {off_share:.3f} | {elapsed:.2f} |"
@@ -185,6 +192,10 @@ def by_split(args: argparse.Namespace, files: tuple[str, ...], warm_up: str) -> 
         )
     if args.per_theme:
         print("\n" + "\n".join(lines))
+    if args.unjudged:
+        # For a reader to judge (outside the repository: the abstracts are evaluation data).
+        args.unjudged.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in unjudged), encoding="utf-8")
+        print(f"\n{len(unjudged)} included papers whose title does not match and no reader has judged: {args.unjudged}")
 
 
 def overview(args: argparse.Namespace) -> None:

@@ -65,10 +65,13 @@ _FRAME_PHRASES = re.compile(
 )
 # Chinese words around a theme, marked the same way. "上" only with a venue (above): "上下文" keeps it.
 _FRAME_ZH = re.compile(
-    r"总结|概述|综述|概括|整理|梳理|盘点|汇总|介绍一?下?|讲讲|讲了|过一遍|一下|关于|的|论文|文章|这些|所有|相关|研究|工作|进展|要点|帮我|给我|请|"
-    r"和|有没有|有啥|有|哪些|什么|啥|是|简单|大家|最近|最新|今年|新东西|新|都|在做|方向|领域|这块|这一块|这个|这方面|方面|主要|代表性|"
+    r"总结|概述|综述|概括|整理|梳理|盘点|汇总|介绍一?下?|讲讲|讲了|过一遍|一下|关于|有关|论文|文章|这些|所有|相关|研究|工作|进展|要点|帮我|给我|请|"
+    r"有没有|有啥|有|哪些|什么|啥|是|简单|大家|最近|最新|今年|新东西|新|都|在做|做(?=的)|方向|领域|这块|这一块|这个|这方面|方面|主要|代表性|"
     r"想入门|入门|该看|趋势|开放问题|新?方法"
 )
+# "的" and "和" join the parts of a Chinese theme ("大模型和多模态模型的幻觉", "键值缓存的压缩") like
+# "of" and "and"; next to the frame they join nothing.
+_LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9fff])[的和]+")
 # An aside after the theme: its examples or another name ("X (e.g. A, B)", "X, such as Y", "X /
 # Y"). Kept with the theme for the search; theme_head takes it off for membership.
 _ASIDE = re.compile(
@@ -96,6 +99,7 @@ class _Reading:
 def _read(request: str) -> _Reading:
     """The request's runs of words outside its frame, joined by connectors ("mixture of experts")."""
     text = _FRAME_ZH.sub(" , ", _FRAME_PHRASES.sub(" , ", request.replace("w/", "with")))
+    text = _LOOSE_PARTICLES_ZH.sub(" ", text)
     asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
     tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
 
