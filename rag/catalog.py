@@ -4,12 +4,17 @@ It is the commit record of an ingest. Chunks are written to the store first and 
 row is committed after them, so a killed ingest leaves at worst chunks without a row, which
 the next ingest finds (`index.sync` compares the two) and writes again under the same ids.
 SQLite because a batch of rows must commit atomically; the standard library has it.
+
+Gradio serves each request on a worker thread, and an upload writes while searches read: each
+thread gets its own connection, in WAL mode, so a reader sees the last committed catalogue and never
+a writer's rows before they commit, and no two threads share a cursor. `close` ends them all.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -41,17 +46,45 @@ class Entry:
         return [f"{self.paper.paper_id}#{i}" for i in range(self.n_chunks)]
 
 
+# How long a connection waits for another's write to commit before it gives up (SQLite's own retry).
+BUSY_TIMEOUT_S = 30.0
+
+
 class Catalog:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._local = threading.local()
+        self._guard = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._db.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later connection reads in WAL
         self._db.executescript(SCHEMA)
         with self._db:
             self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('catalog_id', ?)", (uuid.uuid4().hex,))
         # Written into the Chroma collection this catalogue fills, so that a second catalogue
         # (another machine, a wiped data dir) never treats that collection's chunks as orphans.
         self.catalog_id: str = self._db.execute("SELECT value FROM meta WHERE key = 'catalog_id'").fetchone()[0]
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """This thread's connection, opened on its first use."""
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            # check_same_thread off only so that `close` may end it from another thread; no other
+            # thread ever uses it.
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+            self._local.db = db
+            with self._guard:
+                self._connections.append(db)
+        return db
+
+    def close(self) -> None:
+        """End every thread's connection (at shutdown); a later call opens a new one."""
+        with self._guard:
+            connections, self._connections = self._connections, []
+        for db in connections:
+            db.close()
+        self._local = threading.local()
 
     def entries(self) -> dict[str, Entry]:
         rows = self._db.execute("SELECT record, content_hash, n_chunks FROM papers ORDER BY rowid")

@@ -221,6 +221,11 @@ class Seams:
     def catalog(self) -> Catalog:
         return Catalog(self.settings.catalog_path)
 
+    def close(self) -> None:
+        """Release what holds the data directory's files open (the catalogue's connections)."""
+        if "catalog" in self.__dict__:
+            self.catalog.close()
+
     @cached_property
     def lexical(self) -> LexicalIndex:
         return LexicalIndex(self.settings.lexical_dir)

@@ -218,6 +218,8 @@ def test_ask_compare_prints_the_table_and_its_exports() -> None:
 def test_serve_on_a_port_in_use_says_so_without_a_traceback() -> None:
     import socket
 
+    import ui.serve  # noqa: F401 - registers `serve` on the CLI, as the `paperchat` entry point does
+
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

@@ -63,12 +63,15 @@ def serve(
     """Start the Gradio app."""
     from rag.api import Paperchat
 
+    api = Paperchat()
     try:
-        start(Paperchat(), host, port)
+        start(api, host, port)
     except PaperchatError as exc:
         fail(str(exc), False)
     except OSError as exc:  # the port is taken, or the address is not this machine's
         fail(f"Cannot listen on {host or 'PAPERCHAT_HOST'}:{port or 'PAPERCHAT_PORT'} ({exc}); pick another with --port or --host.", False)
+    finally:
+        api.close()
 
 
 def main() -> None:
