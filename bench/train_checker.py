@@ -36,8 +36,8 @@ from rag.config import Settings  # noqa: E402
 from rag.evidence import sentences_of  # noqa: E402
 from rag.records import Paper  # noqa: E402
 from rag.seams import Seams  # noqa: E402
-from rag.support import _own_names, support  # noqa: E402
-from rag.text import language_of, names, numbers, strip_citations  # noqa: E402
+from rag.support import support  # noqa: E402
+from rag.text import names, numbers, strip_citations  # noqa: E402
 
 CLAIMS = ROOT / "bench" / "claims.jsonl"
 ICLR = ROOT.parent / "shared" / "data" / "iclr2026" / "papers.jsonl"
@@ -52,7 +52,8 @@ UNSUPPORTED_KINDS = ("number", "range_hedge", "subject", "direction", "negation"
 # -- generating claims ---------------------------------------------------------------------------
 
 _REWORD = [
-    (r"\bIn this (paper|work), we\b", "In this paper, the authors"), (r"\b[Tt]o our knowledge\b", "to the authors' knowledge"), (r"\bIn this (paper|work)\b(?!, the authors)", "The paper"),
+    (r"\bIn this (paper|work), we\b", "In this paper, the authors"), (r"\b[Tt]o our knowledge\b", "to the authors' knowledge"),
+    (r"\bIn this (paper|work)\b(?!, the authors)", "The paper"),
     (r"\bWe propose\b", "The paper proposes"), (r"\bWe introduce\b", "The paper introduces"),
     (r"\bWe present\b", "The authors present"), (r"\bWe show\b", "The authors show"),
     (r"\bWe find\b", "The authors find"), (r"\bWe demonstrate\b", "The authors demonstrate"),
@@ -237,9 +238,9 @@ def generate(papers: list[Paper], rng: random.Random) -> list[dict]:
         body = sents[1:] if len(sents) > 3 else sents  # the opening often restates the field
         paper_names = list(dict.fromkeys(_NAMEISH.findall(paper.abstract)))
 
-        def add(text, label, kind):
+        def add(text, label, kind):  # called only within this iteration
             if text and len(text) > 30:
-                out.append({"paper_id": paper.paper_id, "claim": text, "label": label, "kind": kind})
+                out.append({"paper_id": paper.paper_id, "claim": text, "label": label, "kind": kind})  # noqa: B023
 
         s = rng.choice(body)
         add(reword(s, rng), "supported", "near_copy")
@@ -252,10 +253,10 @@ def generate(papers: list[Paper], rng: random.Random) -> list[dict]:
         edits = {
             "number": lambda s: change_number(s, rng),
             "range_hedge": lambda s: range_hedge(s, rng),
-            "subject": lambda s: swap_subject(s, paper_names, rng),
+            "subject": lambda s: swap_subject(s, paper_names, rng),  # noqa: B023
             "direction": lambda s: flip_direction(s, rng),
             "negation": lambda s: negate(s, rng),
-            "overclaim": lambda s: overclaim(s, rng, [n for n in rng.sample(all_names, 20) if n not in paper.abstract]),
+            "overclaim": lambda s: overclaim(s, rng, [n for n in rng.sample(all_names, 20) if n not in paper.abstract]),  # noqa: B023
         }
         for kind, edit in edits.items():
             for s in rng.sample(body, len(body)):
@@ -273,7 +274,7 @@ def generate(papers: list[Paper], rng: random.Random) -> list[dict]:
                 if own and mine:
                     claim = claim.replace(own[0], mine)
                 elif mine:
-                    claim = re.sub(r"^(The paper|The authors|This paper|The proposed method)\b", lambda _: mine, claim)
+                    claim = re.sub(r"^(The paper|The authors|This paper|The proposed method)\b", lambda _: mine, claim)  # noqa: B023
                 add(claim, "unsupported", "other_paper")
         if (i + 1) % 200 == 0:
             print(f"  generated for {i + 1} papers", file=sys.stderr)
@@ -434,7 +435,7 @@ def cols(name: str, X: np.ndarray) -> np.ndarray:
 
 def tally(claims, verdict_ok) -> dict[str, Counter]:
     t: dict[str, Counter] = defaultdict(Counter)
-    for c, ok in zip(claims, verdict_ok):
+    for c, ok in zip(claims, verdict_ok, strict=True):
         right = bool(ok) == (c["label"] == "supported")
         keys = [f"{c['lang']}:{c['label']}"] + ([f"{c['lang']}:unsupported:{c['kind']}"] if c["label"] == "unsupported" else [])
         for k in keys:
