@@ -14,7 +14,7 @@ from typing import Literal
 
 from rag import prompts
 from rag.routing import Mode
-from rag.text import citations, readable, title_name
+from rag.text import citations, is_instruction, readable, title_name
 
 _MARKUP = re.compile(r"[*_\[\]]")
 
@@ -46,11 +46,17 @@ class Paper:
         return self.sources[0] if self.sources else ""
 
     @property
+    def quotable_title(self) -> str:
+        """The title as a prompt or as support may quote it: "" when it reads as an instruction to
+        an assistant (a planted record), the filter every abstract sentence passes too."""
+        return "" if is_instruction(self.title) else self.title
+
+    @property
     def name(self) -> str:
         """What a line about the paper calls it: the coined name its title shows, else its title,
         LaTeX cleaned, without the characters Markdown would read as emphasis or a citation link
         ("Retro*", "[2]"); its id when the title is empty."""
-        name = readable(title_name(self.title, self.title_is_generated) or self.title)
+        name = readable(title_name(self.quotable_title, self.title_is_generated) or self.quotable_title)
         return " ".join(_MARKUP.sub("", name).split()) or self.paper_id
 
     def metadata(self) -> dict[str, str | int]:

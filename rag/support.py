@@ -76,7 +76,7 @@ def support(claim: str, papers: Sequence[Paper], vectors: SentenceVectors, cal: 
     sentences = [s for paper in papers for s in sentences_of(paper)]
     # Titles count as support for what a paper is called and about, not generated labels
     # (made of the abstract's own words, they add nothing).
-    sentences += [paper.title for paper in papers if not paper.title_is_generated]
+    sentences += [paper.quotable_title for paper in papers if not paper.title_is_generated and paper.quotable_title]
     if not claim or not sentences:
         return Support(0.0)
     chinese = language_of(claim) == "zh"

@@ -134,7 +134,11 @@ class Verifier:
 def draft_messages(question: str, sources: Sequence[Source], max_sentences: int, template: str = prompts.ANSWER_USER) -> list[tuple[str, str]]:
     """The drafting prompt: each source's evidence lines, then the request (rag/prompts.py says why)."""
     blocks = [
-        prompts.SOURCE_BLOCK.format(n=s.n, title=s.paper.title, evidence="\n".join(prompts.EVIDENCE_LINE.format(n=s.n, sentence=e) for e in s.evidence))
+        prompts.SOURCE_BLOCK.format(
+            n=s.n,
+            title=s.paper.quotable_title or s.paper.paper_id,  # a title that instructs the assistant is no title
+            evidence="\n".join(prompts.EVIDENCE_LINE.format(n=s.n, sentence=e) for e in s.evidence),
+        )
         for s in sources
     ]
     user = template.format(sources="\n\n".join(blocks), question=question, max_sentences=max_sentences)

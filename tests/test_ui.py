@@ -30,7 +30,7 @@ def test_render_hits_marks_generated_titles_links_and_escapes() -> None:
     text = render.render_hits("sheep <b>", [hit("FooNet", True), hit("Real <Title>", False, url="https://x.org/1", score=0.25)])
     assert "**2 papers**" in text and "sheep &lt;b&gt;" in text
     assert "1. **FooNet** <small>(generated title)</small> · relevance 0.50" in text
-    assert "2. **[Real &lt;Title&gt;](https://x.org/1)** · relevance 0.25" in text
+    assert '2. **<a href="https://x.org/1" target="_blank">Real &lt;Title&gt;</a> <small>(x.org)</small>** · relevance 0.25' in text
 
 
 def test_render_hits_cuts_long_abstracts_and_says_when_nothing_matched() -> None:
@@ -433,6 +433,54 @@ def test_outside_images_in_text_are_not_fetched() -> None:
     assert "![" not in render.render_hits("q", [hit("T", False, abstract="![x](http://evil.example/p.png)")])
 
 
+# A record (title, abstract, address) and a model (answer text, dropped sentences, notes) written
+# to attack the page: raw HTML, an outside image, Markdown and bare links, a script address.
+HOSTILE = (
+    "<img src=x onerror=alert(1)><script>alert(2)</script> ![i](http://evil.example/p.png) [go](javascript:alert(3)) "
+    "see https://evil.example/x and www.evil.example"
+)
+
+
+def _live(rendered: str) -> list[str]:
+    """What in `rendered` a browser or a Markdown renderer would act on, of the hostile string."""
+    return [tag for tag in ("<img", "<script", "javascript:", "](", "![", "https://evil", "http://evil", "www.evil") if tag in rendered]
+
+
+def test_every_renderer_leaves_hostile_record_and_model_text_inert() -> None:
+    bad = paper(HOSTILE, abstract=f"We propose X. {HOSTILE}.", url="javascript:alert(4)")
+    linked = paper(HOSTILE, abstract="An abstract.", url="https://openreview.net/forum?id=abc")
+    table = Comparison(("approach",), ((1, HOSTILE, (HOSTILE,)), (2, "B", ("not stated in the abstract",))))
+    answer = Answer(
+        question=HOSTILE,
+        text=f"{HOSTILE} [1].",
+        mode="compare",
+        comparison=table,
+        notes=(HOSTILE,),
+        dropped=((HOSTILE, HOSTILE),),
+        backend=HOSTILE,
+        sources=(Source(1, bad, 0.5, (HOSTILE,)), Source(2, linked, 0.4, ())),
+        related=(Hit(bad, 0.3),),
+        abstained=False,
+    )
+    outputs = {
+        "hits": render.render_hits(HOSTILE, [Hit(bad, 0.5)]),
+        "answer": render.render_answer(answer, turn=1),
+        "draft": render.render_draft([HOSTILE], answer.sources),
+        "sources": render.render_sources(answer.sources, answer.related),
+        "status": render.render_status({"corpus": HOSTILE}, HOSTILE),
+        "report": render.render_report(IngestReport(errors=(IngestError(HOSTILE, HOSTILE, 1),))),
+    }
+    sources = outputs.pop("sources")  # HTML, not Markdown: its text is never read as links
+    for name, rendered in outputs.items():
+        assert not _live(rendered), (name, _live(rendered))
+        assert "&lt;img src=x onerror=alert(1)&gt;" in rendered, name  # shown as text, not dropped
+    assert "<img" not in sources and "<script" not in sources and "&lt;img src=x onerror=alert(1)&gt;" in sources
+    assert set(re.findall(r'href="([^"]*)"', sources)) == {"https://openreview.net/forum?id=abc"}
+    # A record's own http(s) address is the one live link, shown with its host.
+    assert '<a href="https://openreview.net/forum?id=abc" target="_blank" rel="noopener noreferrer">' in sources
+    assert "<small>(openreview.net)</small>" in sources
+
+
 def test_topic_map_sampling_keeps_every_topics_share_and_colours_are_distinct() -> None:
     points = [MapPoint(f"a{i}", "A", "big", i, 0) for i in range(900)] + [MapPoint(f"b{i}", "B", "small", i, 1) for i in range(100)]
     drawn = render.sample_points(points, 100)
@@ -478,3 +526,20 @@ def test_client_lists_papers_and_says_which_filter_words_it_could_not_apply(serv
     assert listed["mode"] == "list" and listed["page"]["total"] == len(listed["sources"]) >= 1
     assert listed["filters"] == [] and any("“oral”" in note for note in listed["notes"])  # the seeds record no status
     assert all("LongBench" in " ".join(s["evidence"]) for s in listed["sources"])
+
+
+def test_download_folders_of_old_sessions_are_swept_and_live_ones_kept(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from ui.handlers import DOWNLOAD_LIFETIME_S, _write_download, sweep_downloads
+
+    _write_download(tmp_path / "old", "comparison.csv", "n,paper")
+    _write_download(tmp_path / "live", "comparison.csv", "n,paper")
+    day_ago = time.time() - DOWNLOAD_LIFETIME_S - 60
+    os.utime(tmp_path / "old", (day_ago, day_ago))
+    os.utime(tmp_path / "live", (day_ago, day_ago))
+    _write_download(tmp_path / "live", "comparison.csv", "n,paper,results")  # written again: alive
+    assert sweep_downloads(tmp_path) == 1
+    assert not (tmp_path / "old").exists() and (tmp_path / "live" / "comparison.csv").read_text() == "n,paper,results"
+    assert sweep_downloads(tmp_path / "missing") == 0

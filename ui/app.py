@@ -102,7 +102,7 @@ def build_app(api: Paperchat) -> gr.Blocks:
                     sources = gr.HTML(render.render_sources(()), elem_id="sources")
             with gr.Tab("Explore", id="explore") as explore:
                 with gr.Row():
-                    filter_text = gr.Textbox(label="Filter by words in the title or abstract", elem_id="paper-filter", scale=3)
+                    filter_text = gr.Textbox(label="Filter by words in the title or abstract", info="Press Enter to apply.", elem_id="paper-filter", scale=3)
                     area = gr.Dropdown(choices=[""], value="", label="Primary area", elem_id="area", scale=2)
                 papers_table = gr.Dataframe(headers=render.TABLE_HEADERS, interactive=False, elem_id="papers-table", max_height=360, wrap=True)
                 with gr.Row():

@@ -6,10 +6,11 @@ ui/app.py lays out the page and wires these to it.
 from __future__ import annotations
 
 import hashlib
-import html
 import logging
+import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from rag.language import question_language
 from rag.prompts import say
 from rag.routing import Mode
 from ui import render
+from ui.sanitize import inert
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +57,31 @@ def _languages(turns: list[dict[str, Any]]) -> list[str]:
     return [str((turn.get("result") or {}).get("language", "en")) for turn in turns]
 
 
+# How long a browser session's downloads are kept after their last write: a day covers a reader
+# coming back to a tab; a server that runs for months does not pile up one folder per visitor.
+DOWNLOAD_LIFETIME_S = 24 * 3600
+
+
 def _write_download(folder: Path, name: str, text: str) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     path.write_text(text, encoding="utf-8")
+    os.utime(folder)  # overwriting a file leaves its folder's time alone; the sweep reads that time
     return str(path)
+
+
+def sweep_downloads(root: Path, lifetime_s: float = DOWNLOAD_LIFETIME_S, now: float | None = None) -> int:
+    """Remove the session folders under `root` not written for `lifetime_s`; how many went."""
+    now = time.time() if now is None else now
+    gone = 0
+    for folder in root.iterdir() if root.exists() else ():
+        try:
+            if folder.is_dir() and now - folder.stat().st_mtime > lifetime_s:
+                shutil.rmtree(folder)
+                gone += 1
+        except OSError as exc:  # another request removed or is writing it: the next sweep sees it
+            log.warning("Could not remove the old download folder %s: %s", folder, exc)
+    return gone
 
 
 class Handlers:
@@ -81,7 +103,7 @@ class Handlers:
             status = seams.status()
         except Exception as exc:  # the status line must say what is wrong, not vanish
             log.exception("status failed")
-            return f"⚠️ {html.escape(str(exc))}"
+            return f"⚠️ {inert(str(exc))}"
         return render.render_status(status, problem)
 
     def examples(self) -> list[str]:
@@ -150,6 +172,7 @@ class Handlers:
                     turns = [*turns, {"q": question, "result": answer.to_json()}]
                     table = answer.comparison
                     # One folder per browser session, overwritten each turn: nothing piles up.
+                    sweep_downloads(self.downloads)
                     folder = self.downloads / (hashlib.sha256(session.encode()).hexdigest()[:16] if session else "anonymous")
                     exported = _write_download(folder, "paperchat-conversation.md", render.export_markdown(turns))
                     hidden = gr.update(value=None, visible=False)
@@ -157,7 +180,7 @@ class Handlers:
                     csv = gr.update(value=_write_download(folder, "comparison.csv", table.to_csv()), visible=True) if table else hidden
                     yield messages, "", _panel(cards, _languages(turns)), turns, cards, gr.update(value=exported, visible=True), markdown, csv
         except PaperchatError as exc:
-            messages[-1] = {"role": "assistant", "content": f"⚠️ {html.escape(str(exc))}"}
+            messages[-1] = {"role": "assistant", "content": f"⚠️ {inert(str(exc))}"}
             yield messages, question, _panel(cards, _languages(turns)), turns, cards, gr.update(), gr.update(), gr.update()
         except Exception as exc:  # a bug or a broken index: say so, keep the question for another try
             log.exception("answering %r failed", question)
@@ -268,7 +291,7 @@ class Handlers:
     def select_paper(self, event: gr.SelectData) -> tuple[str, str]:
         row = event.row_value or []
         paper_id = str(row[-1]) if len(row) > 1 else ""  # the id is the last column
-        return paper_id, f"Selected: **{html.escape(str(row[0]))}**" if paper_id else ""
+        return paper_id, f"Selected: **{inert(str(row[0]))}**" if paper_id else ""
 
     def similar(self, paper_id: str) -> str:
         if not paper_id:
@@ -320,7 +343,7 @@ class Handlers:
             report = self.api.ingest(targets, progress=True, add_only=True)
         except PaperchatError as exc:  # IdClashError among them: the records' ids and titles are the user's text
             self._forget_unused(targets)
-            raise gr.Error(html.escape(str(exc))) from exc
+            raise gr.Error(inert(str(exc))) from exc
         self._forget_unused(targets)
         return render.render_report(report, names), self.status_text()
 

@@ -1,12 +1,12 @@
 """Pure functions from `rag` records to what the app shows. No Gradio here, so they test fast.
 
-Everything a record carries is user data (abstracts, titles, uploaded files): it is escaped
-before it becomes HTML, and only the markup made here is live.
+Everything a record carries is user data (abstracts, titles, uploaded files), and so is what a
+model writes: each such string goes through ui/sanitize.py (`inert`, `link`) before it becomes
+Markdown or HTML, and the HTML panels through its `page`; only the markup made here is live.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -15,59 +15,48 @@ from rag.prompts import say
 from rag.records import Answer, Group, Hit, IngestReport, MapPoint, Paper, Source
 from rag.routing import Mode
 from rag.text import CITATION, cited_numbers, readable, title_name
+from ui.sanitize import inert, link, page
 
 ABSTRACT_PREVIEW_CHARS = 600
 # A turn's words are in its answer's language (`language`: "en", "zh", "other"; rag/prompts.py `say`).
 _MODE_NAMES = {Mode.ANSWER: "MODE_ANSWER", Mode.SUMMARIZE: "MODE_SUMMARY", Mode.COMPARE: "MODE_COMPARISON", Mode.LIST: "MODE_LIST", Mode.CHECK: "MODE_CHECK"}
 
 
-def _link(title: str, url: str) -> str:
-    """A title, linked when the record has a web address (nothing else becomes a link)."""
-    escaped = html.escape(title)
-    if url.startswith(("http://", "https://")):
-        return f'<a href="{html.escape(url, quote=True)}" target="_blank" rel="noopener noreferrer">{escaped}</a>'
-    return escaped
-
-
 def render_hits(query: str, hits: Sequence[Hit]) -> str:
     """Markdown list of search results, best first."""
     if not hits:
-        return f"No papers found for *{html.escape(query)}*."
-    lines = [f"**{len(hits)} papers** for *{html.escape(query)}*", ""]
+        return f"No papers found for *{inert(query)}*."
+    lines = [f"**{len(hits)} papers** for *{inert(query)}*", ""]
     for rank, hit in enumerate(hits, start=1):
         paper = hit.paper
-        title = html.escape(paper.title)
-        if paper.url.startswith(("http://", "https://")):
-            title = f"[{title}]({html.escape(paper.url).replace('(', '%28').replace(')', '%29')})"
+        title = link(paper.title, paper.url)
         generated = " <small>(generated title)</small>" if paper.title_is_generated else ""
         abstract = paper.abstract
         if len(abstract) > ABSTRACT_PREVIEW_CHARS:
             abstract = abstract[:ABSTRACT_PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"
-        abstract = html.escape(abstract).replace("![", "!&#91;")
+        abstract = inert(abstract)
         lines += [f"{rank}. **{title}**{generated} · relevance {hit.relevance:.2f}", f"   > {abstract}", ""]
     return "\n".join(lines)
 
 
 def render_status(status: Mapping[str, object], llm_problem: str | None = None) -> str:
     """One line about the app (backend, models, corpus, data directory), then the LLM's state."""
-    line = " · ".join(f"**{key.replace('_', ' ')}**: {html.escape(str(value))}" for key, value in status.items())
+    line = " · ".join(f"**{key.replace('_', ' ')}**: {inert(str(value))}" for key, value in status.items())
     if llm_problem:
         return (
-            f"{line}\n\n⚠️ The language model is not available: {html.escape(llm_problem)} "
+            f"{line}\n\n⚠️ The language model is not available: {inert(llm_problem)} "
             "Answers are composed from the abstracts' own sentences meanwhile; search works."
         )
     return line
 
 
-def cite_links(text: str, turn: int = 1) -> str:
-    """Escape an answer's text and make each `[n]` a link to card n of that turn's sources."""
+def cite_links(answer_text: str, turn: int = 1) -> str:
+    """Sanitise an answer's text and make each `[n]` a link to card n of that turn's sources."""
 
-    def link(match: re.Match[str]) -> str:
+    def cite(match: re.Match[str]) -> str:
         return "[" + ", ".join(f'<a class="cite" href="#source-{turn}-{n}">{n}</a>' for n in cited_numbers(match.group(1))) + "]"
 
-    # "![x](http://...)" in an abstract or a draft would make the browser fetch an outside image.
-    escaped = html.escape(readable(text), quote=False).replace("![", "!&#91;")
-    return CITATION.sub(link, escaped)
+    return CITATION.sub(cite, inert(readable(answer_text)))
 
 
 def render_draft(sentences: Sequence[str], sources: Sequence[Source], turn: int = 1, language: str = "en") -> str:
@@ -83,8 +72,8 @@ def render_filters(answer: Answer) -> str:
     """A chip per filter the answer was restricted to ("status: Oral, Oral (conditional)"); the
     field and its values are the corpus's own words, the tooltip the answer's language."""
     chips = [
-        f'<span class="filter-chip" title="{html.escape(say("FILTER_SAID", answer.language, said=f.said), quote=True)}">'
-        f"{html.escape(f.field.replace('_', ' '))}: {html.escape(', '.join(f.values))}</span>"
+        f'<span class="filter-chip" title="{inert(say("FILTER_SAID", answer.language, said=f.said))}">'
+        f"{inert(f.field.replace('_', ' '))}: {inert(', '.join(f.values))}</span>"
         for f in answer.filters
     ]
     return " ".join(chips)
@@ -100,21 +89,21 @@ def render_answer(answer: Answer, turn: int = 1) -> str:
         rows = answer.comparison.to_markdown().split("\n")
         parts.append("\n".join(row if index == 1 else cite_links(row, turn) for index, row in enumerate(rows)))
     if answer.abstained and answer.related:
-        related = "\n".join(say("RELATED_LINE", language, title=_link(h.paper.title, h.paper.url), relevance=h.relevance) for h in answer.related)
+        related = "\n".join(say("RELATED_LINE", language, title=link(h.paper.title, h.paper.url), relevance=h.relevance) for h in answer.related)
         parts.append(say("RELATED_HEAD", language) + "\n" + related)
-    parts += [f"> ℹ️ {html.escape(note)}" for note in answer.notes]
+    parts += [f"> ℹ️ {inert(note)}" for note in answer.notes]
     if answer.dropped:
-        removed = "\n".join(say("DROPPED_LINE", language, sentence=html.escape(sentence), reason=html.escape(reason)) for sentence, reason in answer.dropped)
+        removed = "\n".join(say("DROPPED_LINE", language, sentence=inert(sentence), reason=inert(reason)) for sentence, reason in answer.dropped)
         parts.append(f"<details><summary>{say('DROPPED_HEAD', language, count=len(answer.dropped))}</summary>\n\n{removed}\n</details>")
     seconds = answer.timings_ms.get("total", 0.0) / 1000
-    how = say("BY_EXTRACTION", language) if answer.extractive or answer.backend == "none" else html.escape(answer.backend)
+    how = say("BY_EXTRACTION", language) if answer.extractive or answer.backend == "none" else inert(answer.backend)
     mode = say(_MODE_NAMES[answer.mode], language) if answer.mode in _MODE_NAMES else answer.mode
     parts.append(f"<sub>{say('FOOTER', language, mode=mode, how=how, seconds=seconds)}</sub>")
     return "\n\n".join(p for p in parts if p)
 
 
 def highlight(abstract: str, evidence: Iterable[str]) -> str:
-    """The abstract, escaped, with each evidence sentence found in it wrapped in <mark class="evidence">.
+    """The abstract, made inert, with each evidence sentence found in it wrapped in <mark class="evidence">.
     Evidence had the abstract's own reference markers taken out, so a sentence is found by its
     words; one that cannot be found is shown above the abstract instead of being lost."""
     abstract = readable(abstract)
@@ -128,15 +117,15 @@ def highlight(abstract: str, evidence: Iterable[str]) -> str:
             spans.append(match.span())
         else:
             missing.append(sentence)
-    out: list[str] = [f'<p class="evidence-quote"><mark class="evidence">{html.escape(s)}</mark></p>' for s in missing]
+    out: list[str] = [f'<p class="evidence-quote"><mark class="evidence">{inert(s)}</mark></p>' for s in missing]
     position = 0
     for start, end in sorted(spans):
         if start < position:  # overlapping evidence: one mark is enough
             continue
-        out.append(html.escape(abstract[position:start]))
-        out.append(f'<mark class="evidence">{html.escape(abstract[start:end])}</mark>')
+        out.append(inert(abstract[position:start]))
+        out.append(f'<mark class="evidence">{inert(abstract[start:end])}</mark>')
         position = end
-    out.append(html.escape(abstract[position:]))
+    out.append(inert(abstract[position:]))
     return "".join(out)
 
 
@@ -149,24 +138,24 @@ def render_sources(sources: Sequence[Source], related: Sequence[Hit] = (), turn:
     for source in sources:
         paper = source.paper
         generated = (
-            f' <span class="generated" title="{html.escape(say("GENERATED_TITLE_WHY", language), quote=True)}">{say("GENERATED_TITLE", language)}</span>'
+            f' <span class="generated" title="{inert(say("GENERATED_TITLE_WHY", language))}">{say("GENERATED_TITLE", language)}</span>'
             if paper.title_is_generated
             else ""
         )
         cards.append(
-            f'<div class="source-card" id="source-{turn}-{source.n}" data-paper-id="{html.escape(paper.paper_id, quote=True)}">'
-            f'<div class="source-head"><span class="source-n">[{source.n}]</span> <b>{_link(paper.title, paper.url)}</b>{generated}</div>'
-            f'<div class="source-meta">{say("RELEVANCE", language, relevance=source.relevance)} · {html.escape(paper.paper_id)}</div>'
+            f'<div class="source-card" id="source-{turn}-{source.n}" data-paper-id="{inert(paper.paper_id)}">'
+            f'<div class="source-head"><span class="source-n">[{source.n}]</span> <b>{link(paper.title, paper.url)}</b>{generated}</div>'
+            f'<div class="source-meta">{say("RELEVANCE", language, relevance=source.relevance)} · {inert(paper.paper_id)}</div>'
             f'<div class="source-abstract">{highlight(paper.abstract, source.evidence)}</div></div>'
         )
     for hit in related:
         cards.append(
-            f'<div class="source-card related" data-paper-id="{html.escape(hit.paper.paper_id, quote=True)}">'
-            f'<div class="source-head">{say("RELATED_CARD", language)} <b>{_link(hit.paper.title, hit.paper.url)}</b></div>'
+            f'<div class="source-card related" data-paper-id="{inert(hit.paper.paper_id)}">'
+            f'<div class="source-head">{say("RELATED_CARD", language)} <b>{link(hit.paper.title, hit.paper.url)}</b></div>'
             f'<div class="source-meta">{say("RELEVANCE", language, relevance=hit.relevance)}</div>'
-            f'<div class="source-abstract">{html.escape(hit.paper.abstract)}</div></div>'
+            f'<div class="source-abstract">{inert(hit.paper.abstract)}</div></div>'
         )
-    return '<div class="sources">' + "".join(cards) + "</div>"
+    return page('<div class="sources">' + "".join(cards) + "</div>")
 
 
 def export_markdown(turns: Sequence[Mapping[str, Any]]) -> str:
@@ -305,7 +294,7 @@ def render_report(report: IngestReport, names: Mapping[str, str] | None = None) 
     rows = ["| file | line | problem |", "|---|---|---|"]
     for error in report.errors[:200]:
         name = names.get(error.path, error.path.rsplit("/", 1)[-1])
-        rows.append(f"| {html.escape(name)} | {error.line or ''} | {html.escape(error.message).replace('|', '&#124;')} |")
+        rows.append(f"| {inert(name)} | {error.line or ''} | {inert(error.message).replace('|', '&#124;')} |")
     more = f"\n\n… and {len(report.errors) - 200} more." if len(report.errors) > 200 else ""
     head = "⚠️ " if report.added or report.updated or report.unchanged else "❌ Nothing was added. "
     return head + counts + f" {len(report.errors)} problem(s); the existing index is unchanged by them:\n\n" + "\n".join(rows) + more

@@ -1,0 +1,72 @@
+"""The one sanitiser for every string a record, an upload or a model puts on the page.
+
+ui/render.py makes two kinds of output: Markdown for the chat, the search list and the reports
+(Gradio renders it), and HTML for the source cards. A string from outside becomes inert in both
+(`inert`): HTML escaped, no Markdown image or link able to form, a web address left as text. Links
+are made only here (`link`): http(s) only, the title shown with the address's host beside it, so a
+reader sees where it leads. Every HTML fragment then passes nh3 (the Ammonia sanitiser) with an
+allow-list of exactly the markup render.py makes (`page`): a mistake upstream cannot put live
+markup on the page, and the app does not depend on Gradio's own sanitising by accident.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import urlsplit
+
+import nh3
+
+# Markdown that would turn text into an image or a link: "![alt](src)", "[text](href)", and a
+# bare address (GFM autolinks "https://…" and "www.…"). ("[a][b]" links only with a "[b]: url"
+# definition line, which `inert` cannot form; and "[1][2]" are two citations.)
+_IMAGE_OR_LINK = re.compile(r"!\[|\]\(")
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|javascript|data|file)(:)|\b(www)(\.)")
+
+# The markup render.py makes, and nothing else.
+_TAGS = {"a", "b", "strong", "em", "i", "small", "sub", "sup", "mark", "span", "div", "p", "br", "details", "summary", "code"}
+_ATTRIBUTES = {
+    "a": {"href", "target", "class"},
+    "span": {"class", "title"},
+    "div": {"class", "id", "data-paper-id"},
+    "p": {"class"},
+    "mark": {"class"},
+}
+
+
+def inert(value: object) -> str:
+    """Untrusted text as inert Markdown and HTML: escaped (quotes too, so it may sit in an
+    attribute), with no image, link or autolink able to form."""
+    escaped = html.escape(str(value), quote=True)
+    escaped = _IMAGE_OR_LINK.sub(lambda m: m.group().replace("[", "&#91;").replace("(", "&#40;"), escaped)
+    # An entity in place of ":" (or of "." after "www") reads the same and links nothing.
+    return _AUTOLINK.sub(lambda m: f"{m.group(1)}&#58;" if m.group(1) else f"{m.group(3)}&#46;", escaped)
+
+
+def host(url: str) -> str:
+    """The host a web address leads to ("arxiv.org"); "" for anything but http(s)."""
+    parts = urlsplit(url.strip())
+    return parts.hostname or "" if parts.scheme in ("http", "https") else ""
+
+
+def link(title: str, url: str) -> str:
+    """A title, linked when the record's address is http(s), with the host shown beside it; any
+    other address (javascript:, data:, a path) leaves the title as text."""
+    shown = inert(title)
+    where = host(url)
+    if not where:
+        return shown
+    return f'<a href="{html.escape(url.strip(), quote=True)}" target="_blank">{shown}</a> <small>({inert(where)})</small>'
+
+
+def page(fragment: str) -> str:
+    """An HTML fragment made by render.py, cleaned to the markup it is allowed to make: links
+    only to http(s) or to a card on the page ("#source-2-1"), opened with noopener."""
+    return nh3.clean(
+        fragment,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        url_schemes={"http", "https"},
+        link_rel="noopener noreferrer",
+        strip_comments=True,
+    )
