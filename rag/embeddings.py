@@ -9,6 +9,7 @@ but only after a long timeout).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -74,12 +75,41 @@ def make_embeddings(settings: Settings) -> Embeddings:
 
     class LazyEmbeddings(Embeddings):
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return _load(model_dir, settings.embedding_device, settings.embedding_batch_size).embed_documents(texts)
+            return _load(model_dir, embedding_device(settings), settings.embedding_batch_size).embed_documents(texts)
 
         def embed_query(self, text: str) -> list[float]:
-            return _load(model_dir, settings.embedding_device, settings.embedding_batch_size).embed_query(text)
+            return _load(model_dir, embedding_device(settings), settings.embedding_batch_size).embed_query(text)
 
     return LazyEmbeddings()
+
+
+def embedding_device(settings: Settings) -> str:
+    """The torch device the model runs on: the setting, or for "auto" CUDA when torch sees a GPU,
+    else the CPU. Imports torch: called when the model loads, not before."""
+    if settings.embedding_device != "auto":
+        return settings.embedding_device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def device_shown(settings: Settings) -> str:
+    """What the status line says of the device, without importing torch to find out."""
+    if settings.embedding_device != "auto":
+        return settings.embedding_device
+    if "torch" not in sys.modules:
+        return "auto (chosen when the model loads)"
+    device = embedding_device(settings)
+    return f"{device} (auto{', float16' if device.startswith('cuda') else ''})"
+
+
+def model_kwargs(device: str) -> dict[str, Any]:
+    """What sentence-transformers gets: on a GPU the weights in float16, twice the throughput of
+    float32 at a cosine to it above 0.999; on the CPU float32 (float16 matmuls are slow there)."""
+    kwargs: dict[str, Any] = {"device": device, "local_files_only": True}
+    if device.startswith("cuda"):
+        kwargs["model_kwargs"] = {"torch_dtype": "float16"}
+    return kwargs
 
 
 @lru_cache(maxsize=4)
@@ -90,7 +120,7 @@ def _load(model_dir: str, device: str, batch_size: int) -> Embeddings:
     try:
         return HuggingFaceEmbeddings(
             model_name=model_dir,
-            model_kwargs={"device": device, "local_files_only": True},
+            model_kwargs=model_kwargs(device),
             # Normalised vectors make cosine distance = 1 - dot product, the score store.py reports.
             encode_kwargs={"normalize_embeddings": True, "batch_size": batch_size},
         )
@@ -101,7 +131,7 @@ def _load(model_dir: str, device: str, batch_size: int) -> Embeddings:
 def sentence_transformer(settings: Settings) -> Any:
     """The loaded sentence-transformers model itself, for benchmarks that time `encode` alone."""
     model_dir = str(resolve_model_dir(settings.embedding_model))
-    return _load(model_dir, settings.embedding_device, settings.embedding_batch_size)._client  # type: ignore[attr-defined]
+    return _load(model_dir, embedding_device(settings), settings.embedding_batch_size)._client  # type: ignore[attr-defined]
 
 
 def make_token_counter(settings: Settings) -> tuple[Callable[[Sequence[str]], list[int]], int]:

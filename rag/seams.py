@@ -272,10 +272,13 @@ class Seams:
 
     def status(self) -> dict[str, object]:
         """What the app shows about itself; never a secret."""
+        from rag.embeddings import device_shown
+
         return {
             "data_dir": str(self.settings.data_dir),
             "store": f"Chroma server {self.settings.chroma_url}" if self.settings.chroma_url else "Chroma (local)",
             "embedding_model": self.model,
+            "embedding_device": device_shown(self.settings),
             "multilingual": self.multilingual_problem or ("on" if self.settings.multilingual else "off"),
             "llm_backend": self.backend,
             "papers": self.catalog.count() if self.settings.catalog_path.exists() else 0,

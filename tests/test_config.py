@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from rag.config import Settings
 from tests.conftest import ROOT
 
@@ -33,3 +35,20 @@ def test_a_missing_model_folder_is_an_error_that_says_what_to_do(tmp_path) -> No
 
     with pytest.raises(EmbeddingModelError, match=r"PAPERCHAT_EMBEDDING_MODEL.*never downloaded"):
         make_embeddings(Settings(embedding_model=str(tmp_path / "no-such-model"), _env_file=None))  # type: ignore[call-arg]
+
+
+def test_the_embedding_device_is_the_gpu_in_float16_when_torch_sees_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from rag.embeddings import device_shown, embedding_device, model_kwargs
+
+    auto = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert auto.embedding_device == "auto"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert embedding_device(auto) == "cpu" and device_shown(auto) == "cpu (auto)"
+    assert model_kwargs("cpu") == {"device": "cpu", "local_files_only": True}
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert embedding_device(auto) == "cuda" and device_shown(auto) == "cuda (auto, float16)"
+    assert model_kwargs("cuda")["model_kwargs"] == {"torch_dtype": "float16"}
+    pinned = Settings(embedding_device="cpu", _env_file=None)  # type: ignore[call-arg]
+    assert embedding_device(pinned) == "cpu" and device_shown(pinned) == "cpu"
