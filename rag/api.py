@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rag.catalog import catalog_version
 from rag.config import Settings
 from rag.context import Context, Request
 from rag.conversation import next_page
@@ -48,19 +49,11 @@ class Paperchat:
         self.seams = Seams(self.settings, **seams)
         self.cache = CorpusCache(self.corpus_version)
 
-    def close(self) -> None:
-        """At shutdown: the catalogue's connections closed (a later call reopens them)."""
-        self.seams.close()
-
     # -- the corpus as the modes read it (rag.context.Corpus) --------------------------
 
     def corpus_version(self) -> int:
         """Changes whenever an ingest (here or in another process) changes the corpus; 0 with no index."""
-        # The catalogue is in WAL mode: a commit writes the "-wal" file, and the main file changes
-        # only when that is checkpointed. Either changing is a new version.
-        path = self.settings.catalog_path
-        files = [f for f in (path, path.with_name(path.name + "-wal")) if f.exists()]
-        return max((f.stat().st_mtime_ns for f in files), default=0)
+        return catalog_version(self.settings.catalog_path)
 
     def papers_by_id(self) -> dict[str, Paper]:
         if not self.corpus_version():

@@ -120,6 +120,14 @@ class _Writer:
         self._db.executemany("DELETE FROM papers WHERE paper_id = ?", [(i,) for i in paper_ids])
 
 
+def catalog_version(path: Path) -> int:
+    """A number that changes whenever a commit changes the catalogue at `path`, in this process or
+    another; 0 with none. In WAL mode a commit writes the "-wal" file, and the main file changes
+    only when that is checkpointed: either changing is a new version."""
+    files = [f for f in (path, path.with_name(path.name + "-wal")) if f.exists()]
+    return max((f.stat().st_mtime_ns for f in files), default=0)
+
+
 def paper_to_json(paper: Paper) -> str:
     return json.dumps(asdict(paper), ensure_ascii=False)
 

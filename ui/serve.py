@@ -71,7 +71,7 @@ def serve(
     except OSError as exc:  # the port is taken, or the address is not this machine's
         fail(f"Cannot listen on {host or 'PAPERCHAT_HOST'}:{port or 'PAPERCHAT_PORT'} ({exc}); pick another with --port or --host.", False)
     finally:
-        api.close()
+        api.seams.close()  # the catalogue's connections, at shutdown
 
 
 def main() -> None:
