@@ -56,7 +56,7 @@ class Catalog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._guard = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections: dict[threading.Thread, sqlite3.Connection] = {}
         self._db.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later connection reads in WAL
         self._db.executescript(SCHEMA)
         with self._db:
@@ -67,21 +67,30 @@ class Catalog:
 
     @property
     def _db(self) -> sqlite3.Connection:
-        """This thread's connection, opened on its first use."""
+        """This thread's connection, opened on its first use. Gradio's worker threads come and go
+        (anyio retires an idle one after 10 s): a new connection closes those of ended threads."""
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
-            # check_same_thread off only so that `close` may end it from another thread; no other
-            # thread ever uses it.
+            # check_same_thread off only so that another thread may close it once its own has
+            # ended (or at shutdown); no two threads ever use it at once.
             db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
             self._local.db = db
             with self._guard:
-                self._connections.append(db)
+                ended = [thread for thread in self._connections if not thread.is_alive()]
+                for thread in ended:
+                    self._connections.pop(thread).close()
+                self._connections[threading.current_thread()] = db
         return db
+
+    def open_connections(self) -> int:
+        """How many connections are open (one per live thread that used the catalogue)."""
+        with self._guard:
+            return len(self._connections)
 
     def close(self) -> None:
         """End every thread's connection (at shutdown); a later call opens a new one."""
         with self._guard:
-            connections, self._connections = self._connections, []
+            connections, self._connections = list(self._connections.values()), {}
         for db in connections:
             db.close()
         self._local = threading.local()
@@ -123,9 +132,14 @@ class _Writer:
 def catalog_version(path: Path) -> int:
     """A number that changes whenever a commit changes the catalogue at `path`, in this process or
     another; 0 with none. In WAL mode a commit writes the "-wal" file, and the main file changes
-    only when that is checkpointed: either changing is a new version."""
-    files = [f for f in (path, path.with_name(path.name + "-wal")) if f.exists()]
-    return max((f.stat().st_mtime_ns for f in files), default=0)
+    only when that is checkpointed: either changing is a new version. A reader creates an empty
+    "-wal": that is no change. (Read from the files' times, so a filesystem with coarse times could
+    give two commits in one tick one version; ext4 and XFS keep nanoseconds.)"""
+    if not path.exists():
+        return 0
+    wal = path.with_name(path.name + "-wal")
+    written = wal.stat() if wal.exists() else None
+    return max(path.stat().st_mtime_ns, written.st_mtime_ns if written and written.st_size else 0)
 
 
 def paper_to_json(paper: Paper) -> str:

@@ -33,7 +33,8 @@ class Settings(BaseSettings):
     )
     embedding_device: str = Field(
         default="auto",
-        description="torch device for the embedding model: auto (CUDA in float16 when torch sees a GPU, else the CPU), cpu, cuda, cuda:1, mps, ...",
+        description="torch device for the embedding model: auto (CUDA when torch sees a GPU, else the CPU), cpu, cuda, cuda:1, mps, ... "
+        "On CUDA the model runs in float16.",
     )
     embedding_batch_size: int = Field(default=64, ge=1, description="Texts per forward pass of the embedding model.")
     multilingual: bool = Field(

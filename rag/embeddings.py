@@ -95,17 +95,17 @@ def embedding_device(settings: Settings) -> str:
 
 def device_shown(settings: Settings) -> str:
     """What the status line says of the device, without importing torch to find out."""
-    if settings.embedding_device != "auto":
-        return settings.embedding_device
-    if "torch" not in sys.modules:
+    if settings.embedding_device == "auto" and "torch" not in sys.modules:
         return "auto (chosen when the model loads)"
     device = embedding_device(settings)
-    return f"{device} (auto{', float16' if device.startswith('cuda') else ''})"
+    shown = f"{device}, float16" if device.startswith("cuda") else device
+    return f"{shown} (auto)" if settings.embedding_device == "auto" else shown
 
 
 def model_kwargs(device: str) -> dict[str, Any]:
-    """What sentence-transformers gets: on a GPU the weights in float16, twice the throughput of
-    float32 at a cosine to it above 0.999; on the CPU float32 (float16 matmuls are slow there)."""
+    """What sentence-transformers gets: on a GPU the weights in float16 (the usual choice there;
+    not measured here, these machines have no GPU); on the CPU float32, where float16 matmuls are
+    slow."""
     kwargs: dict[str, Any] = {"device": device, "local_files_only": True}
     if device.startswith("cuda"):
         kwargs["model_kwargs"] = {"torch_dtype": "float16"}

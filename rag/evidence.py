@@ -65,7 +65,7 @@ def contribution_sentence(paper: Paper) -> str:
         if CONTRIBUTION.search(sentence):
             return sentence
     # No usable sentence (all of it instructions to an assistant, say): the title, never the raw text.
-    return sentences[0] if sentences else paper.name
+    return sentences[0] if sentences else (paper.quotable_title or paper.paper_id)
 
 
 class SentenceVectors:

@@ -48,7 +48,9 @@ class Paper:
     @property
     def quotable_title(self) -> str:
         """The title as a prompt or as support may quote it: "" when it reads as an instruction to
-        an assistant (a planted record), the filter every abstract sentence passes too."""
+        an assistant (a planted record), the filter every abstract sentence passes too. Shown to a
+        reader it stays the title ("Ignore Previous Prompt: Attack Techniques ..." is a real one):
+        the page makes every title inert (ui/sanitize.py)."""
         return "" if is_instruction(self.title) else self.title
 
     @property
@@ -56,7 +58,7 @@ class Paper:
         """What a line about the paper calls it: the coined name its title shows, else its title,
         LaTeX cleaned, without the characters Markdown would read as emphasis or a citation link
         ("Retro*", "[2]"); its id when the title is empty."""
-        name = readable(title_name(self.quotable_title, self.title_is_generated) or self.quotable_title)
+        name = readable(title_name(self.title, self.title_is_generated) or self.title)
         return " ".join(_MARKUP.sub("", name).split()) or self.paper_id
 
     def metadata(self) -> dict[str, str | int]:

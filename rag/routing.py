@@ -58,7 +58,9 @@ _REPORTED_COMPARISON = re.compile(
     r"|\b(?:baselines?|methods)\b[^?]*\bcompare|哪些(?:方法|基线|模型)[^？?]*对比|与哪些",
     re.I,
 )
-_SUMMARY_VERB = re.compile(r"\b(?:summari[sz]e|overview|survey)\b", re.I)
+# Said to the assistant ("…? Summarise them", "Please give me an overview"), not of the papers
+# ("How many papers survey diffusion models?").
+_SUMMARY_VERB = re.compile(r"(?:^|[.?!;:,]\s*)(?:please\s+|(?:can|could)\s+you\s+)?(?:summari[sz]e|give\s+me\s+an?\s+(?:overview|summary|survey))\b", re.I)
 _SUMMARIZE = re.compile(
     r"\b(?:summari[sz]e|summary|summaries|overview|survey|digest|tl;?dr|trends?|landscape|say overall|main themes?)\b"
     r"|\bwhat (?:topics|themes|areas)\b|\bwhat does (?:the|this) (?:corpus|collection|conference)\b"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.text import strip_citations
+from rag.text import is_coined, strip_citations
 
 # "有哪些关于 X 的", "有什么新的": how a Chinese request for papers or research begins (rag/routing.py too).
 ASKS_ABOUT_ZH = r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?"
@@ -30,33 +30,45 @@ CORPUS_QUESTION = re.compile(
     re.I,
 )
 
-# Words that frame an English request and never name its theme: asking, summarising, reading,
-# time, venue, the papers themselves, and the function words around them.
-_FRAME_WORDS = frozenset(
+# Words that speak of the literature and what is new in it: with them, a request that names one
+# theme and nothing else asks for an overview of it ("conformal prediction, anything new?",
+# "catch me up on X", "speculative decoding papers?").
+_OVERVIEW_WORDS = frozenset(
     """
-    a an the this that these those some any anything anyone anybody all every everything each what what's whats which who who's
-    whose how where when why is are was were be been being has have had do does did done doing can could would should will may might
-    i i'd i'm me my we you your us it its they them their there here so if still just also too very really out up through together
-    over about please pls plz hey hi thanks briefly brief quick quickly short big picture overall main key major important
-    interesting notable representative recent recently latest lately new newest current currently now today year years
-    iclr neurips icml cvpr acl emnlp conference corpus collection summarize summarise summarized summarised summary summaries
-    give tell show explain describe review reviews survey overview overviews recap catch walk pull list find get want like need help
-    understand read reading know learn see go going look looking happening heading progressed progressing evolved stand stands
-    tried try trying proposed propose published found explored exploring say says said cover covers covered discuss highlight
-    highlights paper papers work works working research researchers people studies literature field area areas topic topics
-    rundown roundup round-up digest idea ideas direction directions trend trends finding findings contribution contributions
-    progress advances advancements developments theme themes news updates kinds kind sort sorts types stuff things thing newcomer
-    newcomers beginner beginners someone starting worth tl;dr tldr lit should recommend recommended primer intro introduction
-    introduce hot top good consensus takeaways insights lessons breakthroughs evolving speed fill started start dig notable bring
+    papers work research researchers people studies literature field area landscape summarize summarise summary overview
+    survey review recap rundown roundup round-up digest highlights picture catch walk brief new newest latest recent recently lately
+    progress progressed progressing advances advancements developments evolved trends trend directions direction ideas findings
+    contributions done doing proposed published tried explored happening going heading news updates worth recommend recommended
+    primer intro introduction introduce hot top consensus takeaways insights lessons breakthroughs evolving speed started
     """.split()
 )
+_VENUES = ("ICLR", "NeurIPS", "ICML", "CVPR", "ACL", "EMNLP")
+# Words that frame an English request and never name its theme: the overview words above, and
+# asking, reading, time, venue and the function words around them.
+_FRAME_WORDS = _OVERVIEW_WORDS | {v.lower() for v in _VENUES} | frozenset(
+    """
+    a an the this that these those some any anything anyone anybody all every everything each what what's whats which who who's
+    whose how where when why is are was were be been being has have had do does did doing can could would should will may might
+    i i'd i'm me my we you your us it its they them their there here so if still just also too very really out up through together
+    over about please pls plz hey hi thanks briefly quick quickly short big overall main key major important interesting notable
+    representative current currently now today year years conference corpus collection summarized summarised summaries give tell
+    show explain describe reviews overviews pull list find get want like need help understand read reading know learn see go looking
+    look stand stands try trying propose found exploring say says said cover covers covered discuss highlight paper works working
+    areas topic topics idea trends finding contribution theme themes kinds kind sort sorts types stuff things thing newcomer
+    newcomers beginner beginners someone starting tl;dr tldr lit should good fill start dig bring
+    """.split()
+)
+# Frame words that are also words of topics ("peer review", "topic modeling", "fake news
+# detection", "cold start", "reading comprehension", "key-value"): next to a word of the theme,
+# they are part of it.
+_TOPIC_WORDS = frozenset("review reviews topic topics key news start reading highlight highlights walk consensus cover picture landscape".split())
 # Words a theme may end in ("feature attribution methods") but that alone name no theme.
 _WEAK_WORDS = frozenset("methods approaches techniques problems challenges questions issues theory theories models landscape".split())
 # Words that join the parts of one theme ("mixture of experts", "AI for drug discovery").
 _CONNECTORS = frozenset("of for in on with to and via from under between across against".split())
 # Frames of several words, marked before the single words: a time or a venue, "the state of",
 # "open problems".
-_VENUE = r"(?:ICLR|NeurIPS|ICML|CVPR|ACL|EMNLP)"
+_VENUE = "(?:" + "|".join(_VENUES) + ")"
 _FRAME_PHRASES = re.compile(
     rf"(?<![\w-])(?:(?:this|last|past|the\s+past)\s+year|(?:in|at|from|for)\s+(?:{_VENUE}\s+)?20\d\d|at\s+(?:{_VENUE}|the\s+conference)(?:\s+20\d\d)?"
     rf"|{_VENUE}\s+20\d\d(?:'s)?(?:\s*上)?|20\d\d|so\s+far|right\s+now|these\s+days|of\s+late|to\s+date"
@@ -65,18 +77,18 @@ _FRAME_PHRASES = re.compile(
 )
 # Chinese words around a theme, marked the same way. "上" only with a venue (above): "上下文" keeps it.
 _FRAME_ZH = re.compile(
-    r"总结|概述|综述|概括|整理|梳理|盘点|汇总|介绍一?下?|讲讲|讲了|过一遍|一下|关于|有关|论文|文章|这些|所有|相关|研究|工作|进展|要点|帮我|给我|请|"
+    SUMMARY_VERBS_ZH
+    + r"|整理|汇总|介绍一?下?|讲讲|讲了|过一遍|一下|关于|有关|论文|文章|这些|所有|相关|研究|工作|进展|要点|帮我|给我|请|"
     r"有没有|有啥|有|哪些|什么|啥|是|简单|大家|最近|最新|今年|新东西|新|都|在做|做(?=的)|方向|领域|这块|这一块|这个|这方面|方面|主要|代表性|"
-    r"想入门|入门|该看|趋势|开放问题|新?方法"
+    r"想入门|入门|该看|趋势|开放问题|新?方法|(?<![\u4e00-\u9fff])年"  # the last: "2024 年", its number marked above
 )
 # "的" and "和" join the parts of a Chinese theme ("大模型和多模态模型的幻觉", "键值缓存的压缩") like
 # "of" and "and"; next to the frame they join nothing.
 _LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9fff])[的和]+")
 # An aside after the theme: its examples or another name ("X (e.g. A, B)", "X, such as Y", "X /
 # Y"). Kept with the theme for the search; theme_head takes it off for membership.
-_ASIDE = re.compile(
-    r"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:such as|including|e\.g\.?|for example|for instance|especially|/)|,\s+like)\s[^,;:?!—。，？！]*", re.I
-)
+_ASIDE_OPENERS = r"such as|including|e\.g\.?|for example|for instance|especially"
+_ASIDE = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS}|/)|,\s+like)\s[^,;:?!—。，？！]*", re.I)
 _TOKEN = re.compile(r"\w(?:[\w'’+&.-]*[\w+])?|[^\w\s]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -103,14 +115,18 @@ def _read(request: str) -> _Reading:
     asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
     tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
 
-    def names(token: str, at: int) -> bool:
-        return token[0].isalnum() and token.lower() not in _FRAME_WORDS and not any(s <= at < e for s, e in asides)
+    words = [token[0].isalnum() and not any(s <= at < e for s, e in asides) for at, _, token in tokens]
+    named = [word and token.lower() not in _FRAME_WORDS for word, (_, _, token) in zip(words, tokens, strict=True)]
 
+    def beside_theme(i: int) -> bool:
+        return any(0 <= j < len(tokens) and named[j] and tokens[j][2].lower() not in _CONNECTORS for j in (i - 1, i + 1))
+
+    named = [n or (w and t.lower() in _TOPIC_WORDS and beside_theme(i)) for i, (n, w, (_, _, t)) in enumerate(zip(named, words, tokens, strict=True))]
     runs: list[tuple[float, int, int]] = []
     start: int | None = None
     for i in range(len(tokens) + 1):
-        begin, _, token = tokens[i] if i < len(tokens) else (0, 0, ",")
-        if i < len(tokens) and names(token, begin):
+        token = tokens[i][2] if i < len(tokens) else ","
+        if i < len(tokens) and named[i]:
             if token.lower() not in _CONNECTORS:
                 start = i if start is None else start
             continue  # a connector joins a run only where words follow it
@@ -138,18 +154,6 @@ def _theme_run(request: str) -> str:
     return " ".join(reading.text[first:last].split())
 
 
-# Frame words that speak of the literature and what is new in it: with them, a request that names
-# one theme and nothing else asks for an overview of it ("conformal prediction, anything new?",
-# "Where does mechanistic interpretability stand right now?", "speculative decoding papers?").
-_OVERVIEW_WORDS = frozenset(
-    """
-    papers work research researchers people studies literature field area landscape summarize summarise summary overview
-    survey review recap rundown roundup round-up digest highlights picture catch walk brief new newest latest recent recently lately
-    progress progressed progressing advances advancements developments evolved trends trend directions direction ideas findings
-    contributions done doing proposed published tried explored happening going heading news updates worth recommend recommended
-    primer intro introduction introduce hot top consensus takeaways insights lessons breakthroughs evolving speed started
-    """.split()
-)
 _OVERVIEW_PHRASES = re.compile(
     r"\bstate\s+of\b|\bopen\s+(?:problems|questions|issues|challenges)\b|\blit(?:erature)?\s+review\b"
     r"|\bwhere\s+(?:does|do|is|are)\b.*\bstands?\b(?!\s+for)",
@@ -173,16 +177,26 @@ def _asked_to_act(reading: _Reading, run: tuple[float, int, int]) -> bool:
     return bool(before) and before[-1] in {"do", "does", "did"} and not (after and after[0] in _FIELD_VERBS)
 
 
+# A question for one fact ("Who proposed FlashAttention?", "When was SureLock published?", "Which
+# paper proposed GRPO?"), however it names its subject.
+_FACT_ASKED = re.compile(r"^\W*(?:who|when|what\s+year|which\s+(?:paper|one|method|model|work|group|lab)\b(?!s))", re.I)
+# Overview words that, said of one coined name, ask for that paper's facts, not a field's news.
+_PAPER_FACTS = frozenset({"findings", "contributions", "proposed", "published", "done", "found"})
+
+
 def asks_for_overview(request: str) -> bool:
     """Whether a request names one theme and, besides, only asks what the papers on it say or what
     is new in it. A second span of content ("What does the LoRA paper report on GLUE?", "How does
     FlashAttention reduce memory?") makes it a question, not a request for an overview."""
     reading = _read(strip_citations(request))
     runs = [run for run in reading.runs if run[0] >= 1]
-    if len(runs) != 1 or _asked_to_act(reading, runs[0]):
+    if len(runs) != 1 or _asked_to_act(reading, runs[0]) or _FACT_ASKED.search(request):
         return False
-    words = {token.lower() for _, _, token in reading.tokens}
-    return bool(words & _OVERVIEW_WORDS or _OVERVIEW_PHRASES.search(request) or _OVERVIEW_ZH.search(request))
+    words = {token.lower() for _, _, token in reading.tokens} & _OVERVIEW_WORDS
+    _, start, end = runs[0]
+    if end - start == 1 and is_coined(reading.tokens[start][2]) and words <= _PAPER_FACTS:
+        return False  # "What are the key findings of FlashWorld?": one paper's findings
+    return bool(words or _OVERVIEW_PHRASES.search(request) or _OVERVIEW_ZH.search(request))
 
 
 _WHOLE_CORPUS = re.compile(
@@ -240,10 +254,9 @@ def theme_of(question: str) -> str:
     return _theme_run(strip_citations(question))
 
 
-
 # What a theme gives as examples or asides: "preference optimization methods such as DPO",
 # "multi-agent systems (debate, collaboration)", "reward models, including process reward models".
-_EXAMPLES = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)|,?\s+\b(?:such as|including|e\.g\.?|for example|for instance|especially|like)\b.*$", re.I)
+_EXAMPLES = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|,?\s+\b(?:{_ASIDE_OPENERS}|like)\b.*$", re.I)
 
 
 def theme_head(theme: str) -> str:

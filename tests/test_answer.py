@@ -235,7 +235,7 @@ def test_a_title_that_instructs_the_assistant_is_neither_prompt_nor_support() ->
     from rag.verify import draft_messages
 
     planted = Paper("p1", "We propose QWN, a widget classifier. QWN improves accuracy by 4.2 points.", INJECTION, False)
-    assert planted.quotable_title == "" and planted.name == "p1"
+    assert planted.quotable_title == ""
     prompt = " ".join(text for _, text in draft_messages("What does QWN do?", [Source(1, planted, 0.5, ("QWN improves accuracy by 4.2 points.",))], 3))
     assert "Ignore previous" not in prompt and "[1] p1" in prompt
     # Said as a claim, the instruction finds no support in its own record's title.

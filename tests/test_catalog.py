@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
-from rag.catalog import Catalog, Entry
+import pytest
+
+from rag.catalog import Catalog, Entry, catalog_version
 from rag.records import Paper
 
 
@@ -69,16 +72,48 @@ def test_threads_read_while_one_writes_without_errors(tmp_path: Path) -> None:
     catalog.close()
 
 
-def test_the_catalogue_is_in_wal_mode_and_closes(tmp_path: Path) -> None:
+def test_the_catalogue_is_in_wal_mode_and_closes_every_connection(tmp_path: Path) -> None:
     path = tmp_path / "catalog.sqlite3"
     catalog = Catalog(path)
     with catalog.transaction() as writer:
         writer.put([entry(1)])
-    other = threading.Thread(target=catalog.count)  # a second thread's connection
+    seen: list[sqlite3.Connection] = []
+    other = threading.Thread(target=lambda: seen.append(catalog._db))  # a second thread's connection
     other.start()
     other.join(10)
-    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    probe = sqlite3.connect(path)
+    assert probe.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    probe.close()
     catalog.close()
+    with pytest.raises(sqlite3.ProgrammingError):  # closed, though its thread never closed it
+        seen[0].execute("SELECT 1")
     assert catalog.count() == 1  # reopened on use after close
+
+
+def test_connections_of_ended_threads_are_closed(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    for _ in range(50):  # Gradio's workers: threads that come, read and end
+        thread = threading.Thread(target=catalog.count)
+        thread.start()
+        thread.join(10)
+    catalog.count()  # this thread's new connection closes the ended threads' ones
+    assert catalog.open_connections() <= 2
     catalog.close()
-    assert not catalog._connections
+
+
+def test_the_version_changes_with_a_commit_and_not_with_a_read(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.sqlite3"
+    assert catalog_version(path) == 0
+    catalog = Catalog(path)
+    with catalog.transaction() as writer:
+        writer.put([entry(1)])
+    before = catalog_version(path)
+    reader = Catalog(path)  # another connection reading: may create an empty -wal
+    reader.count()
+    assert catalog_version(path) == before
+    time.sleep(0.01)
+    with catalog.transaction() as writer:
+        writer.put([entry(2)])
+    assert catalog_version(path) > before
+    reader.close()
+    catalog.close()

@@ -48,7 +48,7 @@ def test_the_embedding_device_is_the_gpu_in_float16_when_torch_sees_one(monkeypa
     assert embedding_device(auto) == "cpu" and device_shown(auto) == "cpu (auto)"
     assert model_kwargs("cpu") == {"device": "cpu", "local_files_only": True}
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    assert embedding_device(auto) == "cuda" and device_shown(auto) == "cuda (auto, float16)"
+    assert embedding_device(auto) == "cuda" and device_shown(auto) == "cuda, float16 (auto)"
     assert model_kwargs("cuda")["model_kwargs"] == {"torch_dtype": "float16"}
     pinned = Settings(embedding_device="cpu", _env_file=None)  # type: ignore[call-arg]
     assert embedding_device(pinned) == "cpu" and device_shown(pinned) == "cpu"

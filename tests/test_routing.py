@@ -47,6 +47,8 @@ def test_routing_accuracy_on_labelled_questions(name: str) -> None:
         ("What works best for long-context retrieval?", "answer"),
         ("What are the main challenges ReST-KV addresses?", "answer"),
         ("What's the highest accuracy on GSM8K?", "list"),
+        ("How many papers survey diffusion models?", "list"),  # "survey" said of the papers, not asked
+        ("Any papers on model collapse? Summarise them.", "summarize"),  # asked: the summary leads
     ],
 )
 def test_the_traps(question: str, mode: str) -> None:

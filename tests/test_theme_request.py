@@ -1,5 +1,5 @@
-"""Reading a summary request: its theme and whether it asks for an overview, against the 200
-requests of bench/theme_requests.jsonl written blind (dev tuned on, held-out not), and by cases."""
+"""Reading a summary request: its theme and whether it asks for an overview, against the dev part
+of the 200 requests of bench/theme_requests.jsonl written blind, and by cases."""
 
 from __future__ import annotations
 
@@ -19,18 +19,16 @@ from theme_requests import f1
 ROWS = [json.loads(line) for line in (ROOT / "bench" / "theme_requests.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-# Floors a little under what was measured (bench/RESULTS.md, "Issue 15: theme requests in many
-# wordings"): routed share, look-alikes kept out, theme-word F1. The held-out routing floor is low
-# because the held-out part is low: it says where the router stands, not where it should be.
-@pytest.mark.parametrize(("split", "routed", "kept_out", "words"), [("dev", 0.95, 0.95, 0.95), ("heldout", 0.5, 0.95, 0.9)])
-def test_theme_requests_are_read_against_labels(split: str, routed: float, kept_out: float, words: float) -> None:
-    rows = [r for r in ROWS if r["split"] == split]
+# The dev part only: the held-out part stays a measurement (bench/theme_requests.py), not a gate
+# that tuning would learn to pass. Floors a little under what dev measured (bench/RESULTS.md).
+def test_theme_requests_are_read_against_labels() -> None:
+    rows = [r for r in ROWS if r["split"] == "dev"]
     themes = [r for r in rows if r["kind"] == "theme"]
     others = [r for r in rows if r["kind"] != "theme"]
     assert len(themes) >= 75 and len(others) >= 18
-    assert sum(route(r["q"]) == Mode.SUMMARIZE for r in themes) / len(themes) >= routed
-    assert sum(route(r["q"]) != Mode.SUMMARIZE for r in others) / len(others) >= kept_out
-    assert statistics.mean(f1(theme_head(theme_of(r["q"])), r["theme"]) for r in themes) >= words
+    assert sum(route(r["q"]) == Mode.SUMMARIZE for r in themes) / len(themes) >= 0.95
+    assert sum(route(r["q"]) != Mode.SUMMARIZE for r in others) / len(others) >= 0.95
+    assert statistics.mean(f1(theme_head(theme_of(r["q"])), r["theme"]) for r in themes) >= 0.95
 
 
 @pytest.mark.parametrize(
@@ -44,6 +42,13 @@ def test_theme_requests_are_read_against_labels(split: str, routed: float, kept_
         ("I'd like an overview of neural operators", "neural operators"),
         ("总结一下 mixture of experts 相关的研究", "mixture of experts"),
         ("强化学习（比如 PPO）方面有哪些新工作？", "强化学习"),
+        ("总结 2024 年的扩散模型论文", "扩散模型"),
+        # Words that frame a request elsewhere, inside a topic's name:
+        ("papers on peer review", "peer review"),
+        ("Summarise the work on topic modeling", "topic modeling"),
+        ("fake news detection, anything new?", "fake news detection"),
+        ("catch me up on cold start recommendation", "cold start recommendation"),
+        ("What's new in reading comprehension?", "reading comprehension"),
     ],
 )
 def test_the_theme_is_the_span_that_names_something(request_text: str, theme: str) -> None:
@@ -67,6 +72,10 @@ def test_an_aside_stays_with_the_theme_for_the_search_but_not_its_head() -> None
         ("What papers does ReST-KV compare against?", False),
         ("What does the LoRA paper report on GLUE?", False),  # a second span: what it reports
         ("When is the ICLR 2026 submission deadline?", False),  # a venue is not news of a field
+        ("Who proposed FlashAttention?", False),  # one fact
+        ("When was SureLock published?", False),
+        ("What are the key findings of FlashWorld?", False),  # one paper's findings
+        ("out-of-distribution generalization: what are the main findings?", True),  # a field's
     ],
 )
 def test_an_overview_names_one_theme_and_asks_only_what_is_in_it(question: str, overview: bool) -> None:

@@ -437,17 +437,17 @@ def test_outside_images_in_text_are_not_fetched() -> None:
 # to attack the page: raw HTML, an outside image, Markdown and bare links, a script address.
 HOSTILE = (
     "<img src=x onerror=alert(1)><script>alert(2)</script> ![i](http://evil.example/p.png) [go](javascript:alert(3)) "
-    "see https://evil.example/x and www.evil.example"
+    "see https://evil.example/x and www.evil.example, 1https://evil.example/y, xwww.evil.example, mail x@evil.example"
 )
 
 
 def _live(rendered: str) -> list[str]:
     """What in `rendered` a browser or a Markdown renderer would act on, of the hostile string."""
-    return [tag for tag in ("<img", "<script", "javascript:", "](", "![", "https://evil", "http://evil", "www.evil") if tag in rendered]
+    return [tag for tag in ("<img", "<script", "javascript:", "](", "![", "https://evil", "http://evil", "www.evil", "@evil") if tag in rendered]
 
 
 def test_every_renderer_leaves_hostile_record_and_model_text_inert() -> None:
-    bad = paper(HOSTILE, abstract=f"We propose X. {HOSTILE}.", url="javascript:alert(4)")
+    bad = paper(HOSTILE, abstract=f"We propose X. {HOSTILE}.", url="https://x.org/a\n\n![i](https://evil.example/p.png)")
     linked = paper(HOSTILE, abstract="An abstract.", url="https://openreview.net/forum?id=abc")
     table = Comparison(("approach",), ((1, HOSTILE, (HOSTILE,)), (2, "B", ("not stated in the abstract",))))
     answer = Answer(

@@ -14,7 +14,7 @@ from rag.api import Paperchat
 from rag.corpus import SUPPORTED_SUFFIXES
 from rag.routing import Mode
 from ui import render
-from ui.handlers import Handlers
+from ui.handlers import DOWNLOAD_LIFETIME_S, Handlers
 
 # The mode buttons: one per rag.routing.Mode, labelled as a reader would say it.
 MODE_LABELS = {Mode.AUTO: "Auto", Mode.ANSWER: "Ask", Mode.SUMMARIZE: "Summarize", Mode.COMPARE: "Compare", Mode.LIST: "List", Mode.CHECK: "Check"}
@@ -65,7 +65,9 @@ document.addEventListener("click", (event) => {
 def build_app(api: Paperchat) -> gr.Blocks:
     settings = api.settings
     on = Handlers(api)
-    with gr.Blocks(title="paperchat") as demo:
+    # Gradio copies every file it serves (exports, tables) into its cache: swept hourly of files
+    # older than the downloads' own lifetime, so a long-running server does not fill its disk.
+    with gr.Blocks(title="paperchat", delete_cache=(3600, DOWNLOAD_LIFETIME_S)) as demo:
         turns = gr.State([])
         cards = gr.State([])
         selected = gr.State("")

@@ -59,6 +59,7 @@ def _languages(turns: list[dict[str, Any]]) -> list[str]:
 
 # How long a browser session's downloads are kept after their last write: a day covers a reader
 # coming back to a tab; a server that runs for months does not pile up one folder per visitor.
+# Gradio keeps its own copy of each file it serves: ui/app.py gives its cache the same lifetime.
 DOWNLOAD_LIFETIME_S = 24 * 3600
 
 
@@ -258,7 +259,7 @@ class Handlers:
         try:
             papers = self.api.papers()
         except PaperchatError as exc:
-            gr.Warning(str(exc))
+            gr.Warning(inert(str(exc)))
             return gr.update(), gr.update(), shown
         table = self._table(render.papers_rows(papers, text or "", area or ""))
         return table, gr.update(choices=["", *render.areas(papers)]), version
@@ -320,10 +321,10 @@ class Handlers:
         # Every file is checked before any is kept: a refused batch leaves nothing behind.
         for path in map(Path, files):
             if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-                raise gr.Error(f"{path.name}: not a .txt, .jsonl or .csv file; nothing was added.")
+                raise gr.Error(f"{inert(path.name)}: not a .txt, .jsonl or .csv file; nothing was added.")
             if path.stat().st_size > limit:
                 raise gr.Error(
-                    f"{path.name} is {path.stat().st_size / 1e6:.1f} MB; the limit is {self.settings.max_upload_mb} MB "
+                    f"{inert(path.name)} is {path.stat().st_size / 1e6:.1f} MB; the limit is {self.settings.max_upload_mb} MB "
                     "(PAPERCHAT_MAX_UPLOAD_MB). Split it, or run `paperchat ingest FILE`."
                 )
         uploads = self.settings.data_dir / "uploads"

@@ -21,7 +21,11 @@ import nh3
 # bare address (GFM autolinks "https://…" and "www.…"). ("[a][b]" links only with a "[b]: url"
 # definition line, which `inert` cannot form; and "[1][2]" are two citations.)
 _IMAGE_OR_LINK = re.compile(r"!\[|\]\(")
-_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|javascript|data|file)(:)|\b(www)(\.)")
+# Not after a word boundary only: GFM autolinks "1https://…" and "xwww.…" as well.
+_AUTOLINK = re.compile(r"(?i)(https?|ftp|mailto|javascript|data|file)(:)|(www)(\.)")
+# An address with a space, a line break or a control character in it is no address: in Markdown a
+# blank line inside an href would end the link's paragraph and start new Markdown.
+_NOT_AN_ADDRESS = re.compile(r"[\s\x00-\x1f\x7f]")
 
 # The markup render.py makes, and nothing else.
 _TAGS = {"a", "b", "strong", "em", "i", "small", "sub", "sup", "mark", "span", "div", "p", "br", "details", "summary", "code"}
@@ -39,12 +43,15 @@ def inert(value: object) -> str:
     attribute), with no image, link or autolink able to form."""
     escaped = html.escape(str(value), quote=True)
     escaped = _IMAGE_OR_LINK.sub(lambda m: m.group().replace("[", "&#91;").replace("(", "&#40;"), escaped)
-    # An entity in place of ":" (or of "." after "www") reads the same and links nothing.
-    return _AUTOLINK.sub(lambda m: f"{m.group(1)}&#58;" if m.group(1) else f"{m.group(3)}&#46;", escaped)
+    # An entity in place of ":" (or of "." after "www", or of "@") reads the same and links nothing.
+    escaped = _AUTOLINK.sub(lambda m: f"{m.group(1)}&#58;" if m.group(1) else f"{m.group(3)}&#46;", escaped)
+    return escaped.replace("@", "&#64;")
 
 
 def host(url: str) -> str:
-    """The host a web address leads to ("arxiv.org"); "" for anything but http(s)."""
+    """The host a web address leads to ("arxiv.org"); "" for anything but an http(s) address."""
+    if _NOT_AN_ADDRESS.search(url.strip()):
+        return ""
     parts = urlsplit(url.strip())
     return parts.hostname or "" if parts.scheme in ("http", "https") else ""
 
