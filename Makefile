@@ -12,6 +12,11 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export GRADIO_ANALYTICS_ENABLED := False
+# llama-cpp-python's build of llama.cpp: paperchat runs text models only, so the multimodal
+# library (mtmd, loaded by llama_cpp only for image chat) is left out. llama.cpp's examples,
+# tools, server and tests are already off when it is built as a subproject. Set CMAKE_ARGS to
+# build otherwise (e.g. -DGGML_CUDA=on for a GPU).
+export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 
 .PHONY: install run test test-fast lint clean chromium
 
