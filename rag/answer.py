@@ -31,7 +31,7 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Paper, Source
 from rag.summarize import theme_summary_events
 from rag.text import citations, cite, key_terms, names, plain
-from rag.theme_request import CORPUS_QUESTION, theme_of
+from rag.theme_request import CORPUS_QUESTION, sole_theme, theme_of
 from rag.verify import Draft, Verifier, draft_messages, translation
 
 # A drafted sentence joins the evidence when it brings at least this many key terms the evidence
@@ -102,8 +102,10 @@ def _answer(
     # A question searched in another language has only a guess at its theme's English phrase:
     # answered about the corpus only when it asks about the corpus ("…方面的论文主要在解决什么问题"),
     # not when nothing answers it ("大模型生成文本的水印怎么做才能扛住改写攻击？" on the seeds).
-    about_corpus = about is ctx.calibration or CORPUS_QUESTION.search(request.asked or question)
-    if not relevant and not pinned and about_corpus and (theme := theme_of(request.asked or question)):
+    asked = request.asked or question
+    about_corpus = about is ctx.calibration or CORPUS_QUESTION.search(asked)
+    # A theme read off a question that asks more than a theme would find papers for part of it.
+    if not relevant and not pinned and about_corpus and (theme := theme_of(asked) if CORPUS_QUESTION.search(asked) else sole_theme(asked)):
         # Nothing answers it as a question about one paper; maybe it asks about the corpus in
         # other words ("What problem do most papers about 3D reconstruction try to solve?").
         *events, final = theme_summary_events(request, theme, ctx, timings)

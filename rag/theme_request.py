@@ -234,6 +234,14 @@ _CORPUS_REQUEST = re.compile(
 )
 
 
+def sole_theme(question: str) -> str:
+    """The theme a question names when it names nothing else ("Overall, what is said of FooBench?"
+    → "FooBench"); "" when it asks about more ("How does AlphaFold2 predict a protein's 3D
+    structure from its sequence?" names a method, a structure and a sequence: a question, not a theme)."""
+    runs = [run for run in _read(strip_citations(question)).runs if run[0] >= 1]
+    return theme_of(question) if len(runs) == 1 else ""
+
+
 def theme_of(question: str) -> str:
     """What a summary request is about ("" for the whole corpus)."""
     if _WHOLE_CORPUS.search(question):

@@ -80,3 +80,12 @@ def test_an_aside_stays_with_the_theme_for_the_search_but_not_its_head() -> None
 )
 def test_an_overview_names_one_theme_and_asks_only_what_is_in_it(question: str, overview: bool) -> None:
     assert asks_for_overview(question) is overview
+
+
+def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
+    from rag.theme_request import sole_theme
+
+    assert sole_theme("Overall, what is said of FooBench?") == "FooBench"
+    # A method, a structure and a sequence: a question with nothing in the corpus to answer it,
+    # not a theme to summarise (an answer abstains instead of summarising "protein's 3D structure").
+    assert sole_theme("How does AlphaFold2 predict a protein's 3D structure from its amino-acid sequence?") == ""
