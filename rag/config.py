@@ -37,6 +37,11 @@ class Settings(BaseSettings):
         "On CUDA the model runs in float16.",
     )
     embedding_batch_size: int = Field(default=64, ge=1, description="Texts per forward pass of the embedding model.")
+    embedding_windows: Literal["all", "first"] = Field(
+        default="all",
+        description="all: windows over each whole abstract. first: only the title and the abstract's opening sentences that fit the model's window, "
+        "ingest about 1.6 times as fast, search by BM25 still over every word (bench/RESULTS.md, issue 16). Changing it re-embeds on the next ingest.",
+    )
     multilingual: bool = Field(
         default=True,
         description="Also embed each paper's first chunk with the bundled multilingual encoder (USE multilingual v3), so that questions in Chinese "

@@ -39,13 +39,15 @@ class ChunkPlan:
     count_tokens: TokenCounter
     max_tokens: int
     model: str
+    windows: str = "all"  # "first": one chunk a paper (rag/chunking.py)
 
 
 def content_hash(paper: Paper, plan: ChunkPlan) -> str:
     """Of what goes into the embeddings. Metadata (status, year, ...) is left out: a changed
     field updates the chunks' metadata in place instead of embedding them again."""
     payload = json.dumps(
-        [CHUNKER_VERSION, plan.model, plan.max_tokens, paper.title, paper.abstract],
+        # "all" adds nothing, so an index built before the setting existed keeps its hashes.
+        [CHUNKER_VERSION, plan.model, plan.max_tokens, paper.title, paper.abstract] + ([plan.windows] if plan.windows != "all" else []),
         ensure_ascii=False,
         sort_keys=True,
     )
@@ -275,7 +277,7 @@ def _batches(to_embed: Sequence[tuple[Paper, str]], plan: ChunkPlan, batch_chunk
     chunks: list[Chunk] = []
     entries: list[Entry] = []
     for paper, digest in to_embed:
-        paper_chunks = chunk_paper(paper, plan.count_tokens, plan.max_tokens)
+        paper_chunks = chunk_paper(paper, plan.count_tokens, plan.max_tokens, plan.windows)
         chunks.extend(paper_chunks)
         entries.append(Entry(paper, digest, len(paper_chunks)))
         if len(chunks) >= batch_chunks:

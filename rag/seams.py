@@ -171,7 +171,7 @@ class Seams:
 
             counter, window = make_token_counter(self.settings)
             self._count_tokens, self._max_tokens = self._count_tokens or counter, self._max_tokens or window
-        return ChunkPlan(self._count_tokens, self._max_tokens, self.model)
+        return ChunkPlan(self._count_tokens, self._max_tokens, self.model, self.settings.embedding_windows)
 
     def store(self, create: bool = False) -> ChunkStore:
         """The Chroma store; `create=False` (search, papers) fails with the fix when there is no index."""
