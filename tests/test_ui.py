@@ -543,3 +543,22 @@ def test_download_folders_of_old_sessions_are_swept_and_live_ones_kept(tmp_path:
     assert sweep_downloads(tmp_path) == 1
     assert not (tmp_path / "old").exists() and (tmp_path / "live" / "comparison.csv").read_text() == "n,paper,results"
     assert sweep_downloads(tmp_path / "missing") == 0
+
+
+def test_a_download_survives_a_sweep_between_making_its_folder_and_writing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from ui.handlers import _write_download
+
+    write_text = Path.write_text
+    calls: list[Path] = []
+
+    def swept_first(self: Path, *args: object, **kwargs: object) -> int:
+        calls.append(self)
+        if len(calls) == 1:  # another session's sweep removes the folder just now
+            shutil.rmtree(self.parent)
+        return write_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "write_text", swept_first)
+    path = _write_download(tmp_path / "session", "comparison.csv", "n,paper")
+    assert len(calls) == 2 and Path(path).read_text() == "n,paper"

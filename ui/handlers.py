@@ -64,9 +64,15 @@ DOWNLOAD_LIFETIME_S = 24 * 3600
 
 
 def _write_download(folder: Path, name: str, text: str) -> str:
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    path.write_text(text, encoding="utf-8")
+    for attempt in (1, 2):
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            path.write_text(text, encoding="utf-8")
+            break
+        except FileNotFoundError:  # another session's sweep removed the folder between the two lines
+            if attempt == 2:
+                raise
     os.utime(folder)  # overwriting a file leaves its folder's time alone; the sweep reads that time
     return str(path)
 
