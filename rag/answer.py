@@ -31,7 +31,7 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Paper, Source
 from rag.summarize import theme_summary_events
 from rag.text import citations, cite, key_terms, names, plain
-from rag.theme_request import CORPUS_QUESTION, sole_theme, theme_of
+from rag.theme_request import CORPUS_QUESTION, sole_theme
 from rag.verify import Draft, Verifier, draft_messages, translation
 
 # A drafted sentence joins the evidence when it brings at least this many key terms the evidence
@@ -105,7 +105,7 @@ def _answer(
     asked = request.asked or question
     about_corpus = about is ctx.calibration or CORPUS_QUESTION.search(asked)
     # A theme read off a question that asks more than a theme would find papers for part of it.
-    if not relevant and not pinned and about_corpus and (theme := theme_of(asked) if CORPUS_QUESTION.search(asked) else sole_theme(asked)):
+    if not relevant and not pinned and about_corpus and (theme := sole_theme(asked)):
         # Nothing answers it as a question about one paper; maybe it asks about the corpus in
         # other words ("What problem do most papers about 3D reconstruction try to solve?").
         *events, final = theme_summary_events(request, theme, ctx, timings)

@@ -47,7 +47,9 @@ def chunk_paper(paper: Paper, count_tokens: TokenCounter = approx_token_counts, 
         prefix = " ".join(prefix.split()[: MIN_BODY_TOKENS // 4]) + ". "
         budget = max_tokens - SPECIAL_TOKENS - count_tokens([prefix])[0]
     pieces = _fit_sentences(split_sentences(paper.abstract), count_tokens, budget)
-    groups = _pack(pieces, budget)[:1] if windows == "first" else _pack(pieces, budget)
+    groups = _pack(pieces, budget)
+    if windows == "first":
+        groups = groups[:1]
     return [
         Chunk(
             chunk_id=f"{paper.paper_id}#{index}",

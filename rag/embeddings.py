@@ -74,11 +74,17 @@ def make_embeddings(settings: Settings) -> Embeddings:
     model_dir = str(resolve_model_dir(settings.embedding_model))
 
     class LazyEmbeddings(Embeddings):
+        device: str | None = None  # resolved on first use, not asked of torch on every query
+
+        def _model(self) -> Embeddings:
+            self.device = self.device or embedding_device(settings)
+            return _load(model_dir, self.device, settings.embedding_batch_size)
+
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return _load(model_dir, embedding_device(settings), settings.embedding_batch_size).embed_documents(texts)
+            return self._model().embed_documents(texts)
 
         def embed_query(self, text: str) -> list[float]:
-            return _load(model_dir, embedding_device(settings), settings.embedding_batch_size).embed_query(text)
+            return self._model().embed_query(text)
 
     return LazyEmbeddings()
 

@@ -69,10 +69,12 @@ _CONNECTORS = frozenset("of for in on with to and via from under between across 
 # Frames of several words, marked before the single words: a time or a venue, "the state of",
 # "open problems".
 _VENUE = "(?:" + "|".join(_VENUES) + ")"
+# Phrases that ask where a field stands: frame words, and themselves a request for an overview.
+_FIELD_PHRASES = r"(?:the\s+)?state\s+of(?:\s+the\s+(?:art|field|play))?|open\s+(?:problems|questions|issues|challenges)|lit(?:erature)?\s+review"
 _FRAME_PHRASES = re.compile(
     rf"(?<![\w-])(?:(?:this|last|past|the\s+past)\s+year|(?:in|at|from|for)\s+(?:{_VENUE}\s+)?20\d\d|at\s+(?:{_VENUE}|the\s+conference)(?:\s+20\d\d)?"
     rf"|{_VENUE}\s+20\d\d(?:'s)?(?:\s*上)?|20\d\d|so\s+far|right\s+now|these\s+days|of\s+late|to\s+date"
-    r"|(?:the\s+)?state\s+of(?:\s+the\s+(?:art|field|play))?|open\s+(?:problems|questions|issues|challenges)|lit(?:erature)?\s+review)(?![\w-])",
+    rf"|{_FIELD_PHRASES})(?![\w-])",
     re.I,
 )
 # Chinese words around a theme, marked the same way. "上" only with a venue (above): "上下文" keeps it.
@@ -154,11 +156,7 @@ def _theme_run(request: str) -> str:
     return " ".join(reading.text[first:last].split())
 
 
-_OVERVIEW_PHRASES = re.compile(
-    r"\bstate\s+of\b|\bopen\s+(?:problems|questions|issues|challenges)\b|\blit(?:erature)?\s+review\b"
-    r"|\bwhere\s+(?:does|do|is|are)\b.*\bstands?\b(?!\s+for)",
-    re.I,
-)
+_OVERVIEW_PHRASES = re.compile(rf"\b(?:{_FIELD_PHRASES})\b|\bwhere\s+(?:does|do|is|are)\b.*\bstands?\b(?!\s+for)", re.I)
 _OVERVIEW_ZH = re.compile(
     r"最近|最新|进展|论文|研究|工作|文章|新方法|新东西|在做|有哪些|代表性|汇总|过一遍|讲讲|趋势|方向|方面|领域|入门|开放问题|" + SUMMARY_VERBS_ZH
 )
@@ -235,9 +233,13 @@ _CORPUS_REQUEST = re.compile(
 
 
 def sole_theme(question: str) -> str:
-    """The theme a question names when it names nothing else ("Overall, what is said of FooBench?"
-    → "FooBench"); "" when it asks about more ("How does AlphaFold2 predict a protein's 3D
-    structure from its sequence?" names a method, a structure and a sequence: a question, not a theme)."""
+    """The theme a question nothing answers may be asking about: a corpus question's ("What do
+    most papers about X try to solve?"), or the one a question names when it names nothing else
+    ("Overall, what is said of FooBench?" → "FooBench"); "" when it asks about more ("How does
+    AlphaFold2 predict a protein's 3D structure from its sequence?" names a method, a structure and
+    a sequence: a question, not a theme)."""
+    if CORPUS_QUESTION.search(question):
+        return theme_of(question)
     runs = [run for run in _read(strip_citations(question)).runs if run[0] >= 1]
     return theme_of(question) if len(runs) == 1 else ""
 

@@ -61,6 +61,7 @@ def _languages(turns: list[dict[str, Any]]) -> list[str]:
 # coming back to a tab; a server that runs for months does not pile up one folder per visitor.
 # Gradio keeps its own copy of each file it serves: ui/app.py gives its cache the same lifetime.
 DOWNLOAD_LIFETIME_S = 24 * 3600
+SWEEP_EVERY_S = 3600
 
 
 def _write_download(folder: Path, name: str, text: str) -> str:
@@ -97,6 +98,7 @@ class Handlers:
         self.settings = api.settings
         # Downloads (exports, tables) are files Gradio serves from its own temporary folder.
         self.downloads = Path(tempfile.mkdtemp(prefix="paperchat-downloads-"))
+        self._swept_at = 0.0  # the folders are swept at most hourly, not on every answer
 
     # -- page -------------------------------------------------------------------------------
 
@@ -179,7 +181,9 @@ class Handlers:
                     turns = [*turns, {"q": question, "result": answer.to_json()}]
                     table = answer.comparison
                     # One folder per browser session, overwritten each turn: nothing piles up.
-                    sweep_downloads(self.downloads)
+                    if time.time() - self._swept_at > SWEEP_EVERY_S:
+                        self._swept_at = time.time()
+                        sweep_downloads(self.downloads)
                     folder = self.downloads / (hashlib.sha256(session.encode()).hexdigest()[:16] if session else "anonymous")
                     exported = _write_download(folder, "paperchat-conversation.md", render.export_markdown(turns))
                     hidden = gr.update(value=None, visible=False)
