@@ -102,7 +102,7 @@ def corpus_records() -> list[dict[str, object]]:
 
 
 def upload_records() -> list[dict[str, object]]:
-    """The uploaded file: a new hostile paper and another 10 MB line."""
+    """The uploaded file: a new hostile paper, another 10 MB abstract and a 2 MB title."""
     return [
         {
             "id": f"wombat-{MARKUP[:60]}",
@@ -114,6 +114,7 @@ def upload_records() -> list[dict[str, object]]:
             f"Wombat Mesh halves glimmer latency on GlimBench. {INSTRUCTION} <img src=x onerror=alert(1)>",
         },
         {"id": "huge-upload", "title": "Another 10 MB abstract", "abstract": "We propose a huge upload. " + "y" * HUGE_CHARS},
+        {"id": "huge-title", "title": "z" * (2 * 1024 * 1024), "abstract": "We propose a paper whose title is two megabytes of one letter."},
     ]
 
 
@@ -371,8 +372,9 @@ def test_an_upload_of_a_hostile_file(hostile_app: Served, guarded: tuple[Page, G
     page.wait_for_function("() => /added/.test(document.querySelector('#upload-report')?.innerText || '')", timeout=90_000)
     report = page.locator("#upload-report").inner_text()
     print(f"\nupload report: {report[:500]!r}")
-    assert "1 added" in report and "1 problem" in report
+    assert "1 added" in report and "2 problem" in report
     assert f"abstract is {HUGE_CHARS + 26:,} characters, over the 20,000 limit" in report
+    assert f"title is {2 * 1024 * 1024:,} characters, over the 1,000 limit" in report
     page.get_by_role("tab", name="Chat").click()
     answer = ask(page, "What does Wombat Mesh propose?")
     print(f"answer about the upload: {answer[:400]!r}")
