@@ -45,6 +45,9 @@ MIN_ABSTRACT_CHARS = 40
 MAX_HEADER_CHARS = 200
 # Extra scalar fields longer than this are prose, not filterable metadata.
 MAX_EXTRA_VALUE_CHARS = 200
+# Past these a title, id or address is some other text (the longest ICLR 2026 title has 157
+# characters): refused, not stored and sent to every page that lists the paper.
+MAX_FIELD_CHARS = {"title": 1_000, "id": 200, "url": 2_000}
 # Python's csv module refuses fields over 128 KiB with an opaque error; raise the limit so a
 # 200 KB "abstract" reaches our own length check and gets a message that says what to do.
 CSV_FIELD_LIMIT_CHARS = 64 * 1024 * 1024
@@ -98,7 +101,7 @@ def load_papers(paths: Sequence[str | Path], max_abstract_chars: int = 20_000) -
         for item in _parse(path, text):
             if isinstance(item, IngestError):
                 errors.append(item)
-            elif (problem := _check_abstract(item.abstract, max_abstract_chars)) is not None:
+            elif (problem := _check_record(item, max_abstract_chars)) is not None:
                 errors.append(IngestError(item.path, problem, item.line))
             else:
                 records.append(item)
@@ -316,7 +319,8 @@ def _as_list(value: object, split_and: bool = False) -> tuple[str, ...]:
     return tuple(s for s in (normalize_whitespace(i) for i in items) if s)
 
 
-def _check_abstract(abstract: str, max_chars: int) -> str | None:
+def _check_record(item: _Record, max_chars: int) -> str | None:
+    abstract = item.abstract
     if len(abstract) > max_chars:
         return (
             f"abstract is {len(abstract):,} characters, over the {max_chars:,} limit; is this a full paper? "
@@ -324,6 +328,9 @@ def _check_abstract(abstract: str, max_chars: int) -> str | None:
         )
     if len(abstract) < MIN_ABSTRACT_CHARS:
         return f"abstract is only {len(abstract)} characters; too short to be an abstract"
+    for name, value in (("title", item.title), ("id", item.record_id), ("url", item.url)):
+        if len(value) > MAX_FIELD_CHARS[name]:
+            return f"{name} is {len(value):,} characters, over the {MAX_FIELD_CHARS[name]:,} limit; the field should hold the {name} alone (check the columns)"
     return None
 
 

@@ -234,7 +234,17 @@ _INSTRUCTION = re.compile(
 
 
 def is_instruction(sentence: str) -> bool:
-    return bool(_INSTRUCTION.search(sentence))
+    """Whether a sentence addresses an assistant, read as a reader sees it: a zero-width space or a
+    bidi control inside "Ig\u200bnore" is invisible on the page and to a model, and full-width
+    letters read the same, so neither may slip a planted instruction past the pattern."""
+    return bool(_INSTRUCTION.search(as_seen(sentence)))
+
+
+def as_seen(text: str) -> str:
+    """`text` without the invisible format characters (Unicode category Cf: zero-width spaces and
+    joiners, bidi controls, soft hyphens), compatibility forms folded (NFKC): what a reader takes
+    it to say, for matching only; the stored and shown text keeps its characters."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
 
 
 # -- LaTeX --------------------------------------------------------------------------------

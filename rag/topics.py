@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from rag.records import Group, Paper
-from rag.text import STOPWORDS, is_coined, readable
+from rag.text import STOPWORDS, is_coined, is_instruction, readable, split_sentences
 
 # Groups in a summary: about sqrt(n / 2) (8 papers → 2 groups, 50 → 5), at most this many.
 MAX_GROUPS = 6
@@ -84,7 +84,10 @@ def _words(paper: Paper) -> set[str]:
     """The words and two-word phrases a label may use ("gaussian splatting", "reinforcement learning"):
     a phrase neither begins with a word every abstract uses nor ends with a stop word."""
     # As the reader sees the text: "\textbf{I}nteraction-aware" is one word, not "nteraction-aware".
-    text = readable(paper.abstract if paper.title_is_generated else f"{paper.title} {paper.abstract}")
+    # Without what a planted record says to an assistant: "previous instructions" labelled a topic
+    # of the browser test's hostile corpus (tests/test_browser_hostile.py), shown in the map's legend.
+    said = " ".join(s for s in split_sentences(paper.abstract) if not is_instruction(s))
+    text = readable(said if paper.title_is_generated else f"{paper.quotable_title} {said}")
     # A name or acronym keeps its case ("MoLE", not "mole"); other words are folded.
     matches = list(_WORD.finditer(text))
     words = [m.group() if is_coined(m.group()) else m.group().lower() for m in matches]

@@ -121,3 +121,16 @@ def test_a_seed_list_with_only_a_header_is_reported(tmp_path: Path) -> None:
     path.write_text("ICLR 2026 Papers\n", encoding="utf-8")
     result = load_papers([path])
     assert not result.papers and "no abstracts" in result.errors[0].message and not result.files
+
+
+def test_a_title_id_or_address_as_long_as_a_file_is_refused_with_the_limit(tmp_path: Path) -> None:
+    # Seen while writing tests/test_browser_hostile.py: a 1 MB title, id or url was kept without a word,
+    # stored, and sent to every page listing the paper (the explorer's table sends every row).
+    abstract = "We propose a method for testing very long fields in the records of a corpus. It works."
+    huge = "word " * 200_000
+    records = [{"abstract": f"{abstract} {field}", field: huge} for field in ("title", "id", "url")]
+    records.append({"id": "ok", "title": "T" * 1_000, "url": "https://x.org/" + "a" * 1_900, "abstract": abstract})
+    result = load_papers([write_jsonl(tmp_path / "long.jsonl", records)])
+    assert [p.paper_id for p in result.papers] == ["ok"]
+    assert [(e.line, e.message.split(" is ")[0]) for e in result.errors] == [(1, "title"), (2, "id"), (3, "url")]
+    assert all("over the" in e.message and "limit" in e.message for e in result.errors)

@@ -12,6 +12,7 @@ from rag.records import Answer, Comparison, Group, Hit, IngestError, IngestRepor
 from tests.conftest import SEEDS, free_port, make_fake_api, write_jsonl
 from tests.fakes import HashingEmbeddings
 from ui import render
+from ui.sanitize import link
 from ui.serve import start
 
 
@@ -562,3 +563,17 @@ def test_a_download_survives_a_sweep_between_making_its_folder_and_writing(tmp_p
     monkeypatch.setattr(Path, "write_text", swept_first)
     path = _write_download(tmp_path / "session", "comparison.csv", "n,paper")
     assert len(calls) == 2 and Path(path).read_text() == "n,paper"
+
+
+def test_a_bidi_override_in_a_title_cannot_reverse_the_host_shown_beside_its_link() -> None:
+    # Seen in a browser run (tests/test_browser_hostile.py): a title ending in U+202E reversed the rest
+    # of its line on the page, "(evil.example)" included. Only the controls go; the letters stay.
+    rlo = paper("Quokka \u202eeulav\u202c Flow \u2067x\u2069", url="https://evil.example/p")
+    rendered = {
+        "hits": render.render_hits("q", [Hit(rlo, 0.5)]),
+        "sources": render.render_sources([Source(1, rlo, 0.5, ())]),
+        "link": link(rlo.title, rlo.url),
+    }
+    for name, text in rendered.items():
+        assert not re.search("[\u202a-\u202e\u2066-\u2069]", text), name
+        assert "Quokka eulav Flow x" in text and "(evil.example)" in text, name

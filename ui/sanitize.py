@@ -27,6 +27,12 @@ _AUTOLINK = re.compile(r"(?i)(https?|ftp|mailto|javascript|data|file)(:)|(www)(\
 # blank line inside an href would end the link's paragraph and start new Markdown.
 _NOT_AN_ADDRESS = re.compile(r"[\s\x00-\x1f\x7f]")
 
+# The bidi embedding, override and isolate controls ("Trojan Source", CVE-2021-42574): a title
+# ending in U+202E (right-to-left override) reverses what follows it up to the end of its line on
+# the page, such as the host `link` shows beside it ("(evil.example)" read as "(elpmaxe.live)").
+# Dropped from what is shown; the letters of a right-to-left script keep their natural direction.
+_BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
 # The markup render.py makes, and nothing else.
 _TAGS = {"a", "b", "strong", "em", "i", "small", "sub", "sup", "mark", "span", "div", "p", "br", "details", "summary", "code"}
 _ATTRIBUTES = {
@@ -40,8 +46,9 @@ _ATTRIBUTES = {
 
 def inert(value: object) -> str:
     """Untrusted text as inert Markdown and HTML: escaped (quotes too, so it may sit in an
-    attribute), with no image, link or autolink able to form."""
-    escaped = html.escape(str(value), quote=True)
+    attribute), with no image, link or autolink able to form, and no bidi control able to
+    reorder the text around it."""
+    escaped = html.escape(str(value).translate(_BIDI_CONTROLS), quote=True)
     escaped = _IMAGE_OR_LINK.sub(lambda m: m.group().replace("[", "&#91;").replace("(", "&#40;"), escaped)
     # An entity in place of ":" (or of "." after "www", or of "@") reads the same and links nothing.
     escaped = _AUTOLINK.sub(lambda m: f"{m.group(1)}&#58;" if m.group(1) else f"{m.group(3)}&#46;", escaped)
