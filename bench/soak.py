@@ -154,13 +154,13 @@ def prepare(folder: Path, papers: Path, base_papers: int, side_papers: int, seed
     )
 
 
-def environment(data_dir: Path) -> dict[str, str]:
+def environment(data_dir: Path, llm_backend: str) -> dict[str, str]:
     """This checkout's code and only these settings: a developer's PAPERCHAT_* must not leak in."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERCHAT_")}
     return env | {
         "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
         "PAPERCHAT_DATA_DIR": str(data_dir),
-        "PAPERCHAT_LLM_BACKEND": "local",
+        "PAPERCHAT_LLM_BACKEND": llm_backend,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         "ANONYMIZED_TELEMETRY": "False",
@@ -271,14 +271,26 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, timeout: 
 
 
 def run(
-    sessions: int, seconds: float, base_papers: int, side_papers: int, *, folder: Path, papers: Path = ICLR, upload_papers: int = 2, seed: int = 17
+    sessions: int,
+    seconds: float,
+    base_papers: int,
+    side_papers: int,
+    *,
+    folder: Path,
+    papers: Path = ICLR,
+    upload_papers: int = 2,
+    seed: int = 17,
+    llm_backend: str = "local",
+    side_delay_s: float = 10.0,
 ) -> Soak:
-    """One soak in `folder` (its data dir, files and the server's log stay there); `papers`: the ICLR 2026 JSONL."""
+    """One soak in `folder` (its data dir, files and the server's log stay there); `papers`: the ICLR
+    2026 JSONL; `llm_backend`: PAPERCHAT_LLM_BACKEND of the server; `side_delay_s`: when the side
+    ingest starts after the sessions."""
     from gradio_client import Client
 
     data = prepare(folder, papers, base_papers, side_papers, seed)
     data_dir = folder / "data"
-    env = environment(data_dir)
+    env = environment(data_dir, llm_backend)
     first = [str(SEEDS), str(data.base)] if base_papers else [str(SEEDS)]
     note(f"ingesting the seeds and {base_papers} ICLR papers into {data_dir}")
     ingest = subprocess.run(paperchat("ingest", *first), env=env, cwd=folder, capture_output=True, text=True, timeout=1800)
@@ -309,7 +321,7 @@ def run(
                 thread.start()
             side = None
             if side_papers:
-                time.sleep(min(10.0, seconds / 10))  # the sessions are under way when the ingest starts
+                time.sleep(side_delay_s)  # the sessions are under way when the ingest starts
                 side_started = time.monotonic()
                 note(f"side ingest of {side_papers} papers starts")
                 side = subprocess.Popen(paperchat("ingest", "--json", str(data.side)), env=env, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -364,10 +376,21 @@ def _call_checks(soak: Soak) -> list[tuple[str, bool, str]]:
 def check_index(data_dir: Path, data: Data, uploaded: set[str], side: dict[str, Any]) -> tuple[dict[str, int], list[tuple[str, bool, str]]]:
     """Catalogue, both store collections and BM25 read afresh (the server stopped): the same papers,
     every added one among them, every paper's vector found by a search of the store's index."""
+    from langchain_core.embeddings import Embeddings
+
     from rag.api import Paperchat
     from rag.config import Settings
 
-    api = Paperchat(Settings(data_dir=data_dir, _env_file=None))  # type: ignore[call-arg]
+    class NothingEmbedded(Embeddings):
+        """The stores are read by id and by their own stored vectors: no model needs to load."""
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            raise AssertionError("the index check embeds nothing")
+
+        def embed_query(self, text: str) -> list[float]:
+            raise AssertionError("the index check embeds nothing")
+
+    api = Paperchat(Settings(data_dir=data_dir, _env_file=None), embeddings=NothingEmbedded(), multilingual=NothingEmbedded())  # type: ignore[call-arg]
     try:
         entries = api.seams.catalog.entries()
         store = api.seams.store()
