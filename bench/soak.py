@@ -332,12 +332,16 @@ def run(
             soak.rss_mb["mid"] = rss_mb(server.pid)
             soak.rss_mb["mid_at_s"] = time.monotonic() - started
             note(f"RSS {soak.rss_mb['mid']:.0f} MB at {soak.rss_mb['mid_at_s']:.0f} s")
+            while time.monotonic() < deadline:
+                time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+            soak.rss_mb["end"] = rss_mb(server.pid)  # at D: the end of the 3 minutes
+            note(f"D reached: RSS {soak.rss_mb['end']:.0f} MB; waiting for the requests in flight")
             for thread in threads:
                 thread.join(timeout=max(0.0, deadline - time.monotonic()) + 900)  # a request started at D may still be queued
-            soak.rss_mb["end"] = rss_mb(server.pid)
-            soak.rss_mb["end_at_s"] = time.monotonic() - started
+            soak.rss_mb["drained"] = rss_mb(server.pid)
+            soak.rss_mb["drained_at_s"] = time.monotonic() - started
             soak.calls = calls
-            note(f"sessions done: {len(calls)} requests; RSS {soak.rss_mb['end']:.0f} MB")
+            note(f"sessions done: {len(calls)} requests; RSS {soak.rss_mb['drained']:.0f} MB")
             hung = sum(thread.is_alive() for thread in threads)
             soak.checks.append(("every session ended within 15 min of D", not hung, f"{hung} still running"))
             if side is not None:
@@ -368,12 +372,12 @@ def _json_or(raw: bytes) -> Any:
 
 def _call_checks(soak: Soak) -> list[tuple[str, bool, str]]:
     failed = [c for c in soak.calls if not c.ok]
-    growth = soak.rss_mb["end"] / soak.rss_mb["mid"] - 1
+    growth = soak.rss_mb["end"] / soak.rss_mb["mid"] - 1  # from D-180 s to D
     shown = "; ".join(f"{c.endpoint}: {c.detail}" for c in failed[:5])
     return [
         ("requests done", bool(soak.calls), f"{len(soak.calls)}"),
         ("no request failed", not failed, f"{len(failed)} failed" + (f" (first: {shown})" if failed else "")),
-        ("RSS growth over the last 3 minutes ≤ 10 %", growth <= 0.10, f"{growth * 100:+.1f} %"),
+        ("RSS growth over the last 3 minutes ≤ 10 %", growth <= 0.10, f"{growth * 100:+.2f} %"),
     ]
 
 
@@ -459,8 +463,13 @@ def table(soak: Soak) -> str:
         failed = sum(not c.ok for c in by[name])
         out.append(f"| {name} | {len(times)} | {failed} | {percentile(times, 50):.2f} | {percentile(times, 95):.2f} | {max(times):.2f} |")
     rss = soak.rss_mb
-    out += ["", f"| server RSS (MB, with children) | start | at {rss['mid_at_s']:.0f} s | end ({rss['end_at_s']:.0f} s) |", "|---|---:|---:|---:|"]
-    out.append(f"| VmRSS | {rss['start']:.0f} | {rss['mid']:.0f} | {rss['end']:.0f} |")
+    out += [
+        "",
+        f"| server RSS (MB, with children) | start | at {rss['mid_at_s']:.0f} s | at D = {soak.seconds:.0f} s "
+        f"| the last request answered ({rss['drained_at_s']:.0f} s) |",
+        "|---|---:|---:|---:|---:|",
+        f"| VmRSS | {rss['start']:.0f} | {rss['mid']:.0f} | {rss['end']:.0f} | {rss['drained']:.0f} |",
+    ]
     if soak.side:
         report = soak.side["report"] if isinstance(soak.side["report"], dict) else {}
         out += ["", f"Side ingest: exit {soak.side['returncode']}, {soak.side['seconds']:.0f} s, "

@@ -237,8 +237,8 @@ class Seams:
                 from rag.store import forget_local_clients
 
                 log.info("Another process changed the index; opening the store afresh")
-                forget_local_clients()
                 self._store = self._multilingual_store = None
+                forget_local_clients()
                 self._store_version = None
 
     @contextmanager
