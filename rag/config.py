@@ -116,7 +116,9 @@ class Settings(BaseSettings):
     )
     max_upload_mb: int = Field(default=50, ge=1, description="Largest file the app accepts for upload, in megabytes.")
     app_concurrency: int = Field(
-        default=4, ge=1, description="Requests the app works on at once; more wait in its queue (the local model drafts one answer at a time)."
+        default=4,
+        ge=1,
+        description="Requests the app works on at once, uploads apart (one at a time); more wait in its queue (the local model drafts one answer at a time).",
     )
 
     @field_validator("min_grounding", mode="before")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock, Timeout
 
 from rag.calibration import Calibration, calibration_for
-from rag.catalog import Catalog
+from rag.catalog import Catalog, catalog_version
 from rag.config import Settings
 from rag.errors import NoIndexError
 from rag.lexical import LexicalIndex
@@ -67,6 +67,7 @@ class Seams:
         self._lexical_version: int | None = None
         self._store: ChunkStore | None = None
         self._multilingual_store: ChunkStore | None = None
+        self._store_version: int | None = None  # the catalogue version the open stores are known to hold
 
     @property
     def embeddings(self) -> Embeddings:
@@ -177,9 +178,12 @@ class Seams:
         """The Chroma store; `create=False` (search, papers) fails with the fix when there is no index."""
         from rag.store import make_store
 
+        self.catch_up()
         # Under the lock: two app requests opening Chroma's persistent client at once break its
         # shared client cache ("Could not connect to tenant default_tenant").
         with self._lock:
+            if self._store_version is None:
+                self._store_version = catalog_version(self.settings.catalog_path)
             if self._store is None:
                 catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
                 self._store = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
@@ -193,7 +197,10 @@ class Seams:
 
         if self.multilingual is None:
             return None
+        self.catch_up()
         with self._lock:
+            if self._store_version is None:
+                self._store_version = catalog_version(self.settings.catalog_path)
             if self._multilingual_store is None:
                 catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
                 try:
@@ -206,6 +213,45 @@ class Seams:
                     return None
                 self.multilingual_problem = None
             return self._multilingual_store
+
+    def catch_up(self, *, holding_ingest_lock: bool = False) -> None:
+        """Open the local store afresh when another process (`paperchat ingest` beside the app)
+        wrote it since this one opened it. Chroma's local client keeps the vector index it loaded
+        and never reads another process's additions into it (chroma-core/chroma#3769, #3792):
+        searches miss those papers, and this process's next writes persist its stale index over
+        the other's, so that their vectors are found by no search again (chromadb 1.5.9: 1,100
+        papers ingested by the CLI, then 1,100 uploaded to the app, and only 76 of the CLI's
+        found by their own abstract afterwards; tests/test_store_processes.py). Only when no
+        ingest writes (the file lock free, or held by the caller): a reader during an ingest
+        keeps the index it has, and catches up after it."""
+        if self.settings.chroma_url or (self._store is None and self._multilingual_store is None):
+            return  # a Chroma server is one process: its index is always current
+        if catalog_version(self.settings.catalog_path) == self._store_version:
+            return
+        with self.ingest_lock(wait=False) if not holding_ingest_lock else nullcontext(True) as free:
+            if not free:
+                return
+            with self._lock:
+                if catalog_version(self.settings.catalog_path) == self._store_version:
+                    return
+                from rag.store import forget_local_clients
+
+                log.info("Another process changed the index; opening the store afresh")
+                self._store = self._multilingual_store = None
+                forget_local_clients()
+                self._store_version = None
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """The ingest lock, for an ingest: the stores caught up first (never write over another
+        process's additions), and known current after (this process wrote them)."""
+        with self.ingest_lock():
+            self.catch_up(holding_ingest_lock=True)
+            try:
+                yield
+            finally:
+                with self._lock:
+                    self._store_version = catalog_version(self.settings.catalog_path)
 
     def drop_multilingual_store(self) -> None:
         """Delete the channel's collection, if any: an ingest with the channel off would leave it

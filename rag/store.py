@@ -153,6 +153,20 @@ def multilingual_collection(settings: Settings) -> str:
     return f"{settings.collection}-multilingual"
 
 
+def forget_local_clients() -> None:
+    """Make the next local client load the index from disk: Chroma caches one client per folder
+    in the process, and its vector index never sees another process's writes (rag/seams.py,
+    `Seams.catch_up`). Requests still searching through an old client finish with it. The old
+    client and its loaded index hang in reference cycles: collected here (else each reopening
+    kept ~12 MB a 2,283-chunk index until Python's rare full collection; measured in a loop of 12)."""
+    import gc
+
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()
+    gc.collect()
+
+
 def drop_collection(settings: Settings, name: str) -> None:
     """Delete a collection of this store, if it exists (and the store does)."""
     import chromadb

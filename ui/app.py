@@ -21,6 +21,7 @@ MODE_LABELS = {Mode.AUTO: "Auto", Mode.ANSWER: "Ask", Mode.SUMMARIZE: "Summarize
 # Every event that searches, drafts or ingests shares one queue slot pool (PAPERCHAT_APP_CONCURRENCY);
 # Gradio's default would give each event its own.
 WORK = "paperchat-work"
+INGEST = "paperchat-ingest"
 
 CSS = """
 #sources { max-height: 70vh; overflow-y: auto; }
@@ -150,7 +151,12 @@ def build_app(api: Paperchat) -> gr.Blocks:
         papers_table.select(on.select_paper, None, [selected, chosen], api_visibility="private")
         like.click(on.similar, selected, similar_out, api_visibility="private", concurrency_id=WORK)
 
-        add.click(on.add_papers, files, [report, status], api_name="add_papers", concurrency_id=WORK)
+        # Uploads queue apart, one at a time: an upload waits for the ingest file lock while
+        # `paperchat ingest` runs beside the app (minutes for 1,000 papers), and in the shared pool
+        # four waiting uploads held every slot, so no question was answered until the CLI finished
+        # (bench/soak.py: 55 requests in 300 s from 32 sessions). One at a time loses nothing: the
+        # lock lets one ingest write at once anyway.
+        add.click(on.add_papers, files, [report, status], api_name="add_papers", concurrency_id=INGEST, concurrency_limit=1)
 
         demo.load(on.page, None, [status, example_list], api_visibility="private")
         gr.api(on.ask_api, api_name="ask", concurrency_id=WORK)
