@@ -135,6 +135,14 @@ def test_export_markdown_lists_each_turns_references() -> None:
     assert "[1] SureLock (generated title). <https://x.org> id: surelock" in text
 
 
+def test_the_exported_conversation_carries_no_live_image_link_or_markup_from_outside() -> None:
+    hostile = paper("Evil ![x](http://evil.example/a.png) <img src=x onerror=alert(1)>", url="javascript:alert(1)")
+    result = Answer(question="q", text="See ![p](http://evil.example/p.png) [1].", sources=(Source(1, hostile, 0.9),)).to_json()
+    text = render.export_markdown([{"q": "<script>alert(1)</script>", "result": result}])
+    assert "![" not in text and "<img" not in text and "<script" not in text and "javascript:" not in text
+    assert "Evil" in text and "[1]" in text  # still shown, as text
+
+
 def test_papers_rows_filter_by_all_words_and_by_area() -> None:
     papers = [paper("Gaussian Splats", abstract="3D scenes", primary_area="vision"), paper("KV cache", abstract="eviction", primary_area="llm")]
     assert [r[0] for r in render.papers_rows(papers)] == ["Gaussian Splats", "KV cache"]

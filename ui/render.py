@@ -15,7 +15,7 @@ from rag.prompts import say
 from rag.records import Answer, Group, Hit, IngestReport, MapPoint, Paper, Source
 from rag.routing import Mode
 from rag.text import CITATION, cited_numbers, readable, title_name
-from ui.sanitize import inert, link, page
+from ui.sanitize import host, inert, link, page
 
 ABSTRACT_PREVIEW_CHARS = 600
 # A turn's words are in its answer's language (`language`: "en", "zh", "other"; rag/prompts.py `say`).
@@ -160,24 +160,26 @@ def render_sources(sources: Sequence[Source], related: Sequence[Hit] = (), turn:
 
 def export_markdown(turns: Sequence[Mapping[str, Any]]) -> str:
     """The conversation as Markdown with each answer's references: turns are {"q", "result"} with
-    `result` the `paperchat ask --json` document (what the app keeps per session)."""
+    `result` the `paperchat ask --json` document (what the app keeps per session). The file is
+    rendered wherever a reader opens it, so every string from outside is made inert as on the page,
+    and an address is written as a link only when it is http(s)."""
     lines = ["# paperchat conversation", ""]
     for number, turn in enumerate(turns, start=1):
         result = turn.get("result") or {}
         language = str(result.get("language", "en"))
-        lines += [f"## {number}. {turn.get('q', '')}", "", str(result.get("answer", ""))]
-        filters = [f"{f['field'].replace('_', ' ')}: {', '.join(f['values'])}" for f in result.get("filters") or []]
+        lines += [f"## {number}. {inert(turn.get('q', ''))}", "", inert(result.get("answer", ""))]
+        filters = [inert(f"{f['field'].replace('_', ' ')}: {', '.join(f['values'])}") for f in result.get("filters") or []]
         lines += ["> " + say("EXPORT_FILTERS", language, filters="; ".join(filters))] if filters else []
         if result.get("table_markdown"):
-            lines += ["", str(result["table_markdown"])]
-        lines += [f"> {note}" for note in result.get("notes", [])]
+            lines += ["", inert(result["table_markdown"])]
+        lines += [f"> {inert(note)}" for note in result.get("notes", [])]
         sources = result.get("sources") or []
         if sources:
             lines += ["", say("EXPORT_REFERENCES", language), ""]
             for s in sources:
-                label = say("TITLE_GENERATED", language, title=s["title"]) if s.get("title_is_generated") else s["title"]
-                where = f" <{s['url']}>" if s.get("url") else ""
-                lines.append(f"[{s['n']}] {label}.{where} id: {s['paper_id']}")
+                label = say("TITLE_GENERATED", language, title=inert(s["title"])) if s.get("title_is_generated") else inert(s["title"])
+                where = f" <{s['url'].strip()}>" if host(str(s.get("url") or "")) else ""
+                lines.append(f"[{s['n']}] {label}.{where} id: {inert(s['paper_id'])}")
         lines.append("")
     return "\n".join(lines)
 
