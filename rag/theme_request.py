@@ -64,8 +64,6 @@ _FRAME_WORDS = _OVERVIEW_WORDS | {v.lower() for v in _VENUES} | frozenset(
 _TOPIC_WORDS = frozenset("review reviews topic topics key news start reading highlight highlights walk consensus cover picture landscape".split())
 # Words a theme may end in ("feature attribution methods") but that alone name no theme.
 _WEAK_WORDS = frozenset("methods approaches techniques problems challenges questions issues theory theories models landscape".split())
-# Words that end a request's theme without naming what it is about ("... research", "... methods").
-NOT_A_HEAD = _OVERVIEW_WORDS | _WEAK_WORDS
 # Words that join the parts of one theme ("mixture of experts", "AI for drug discovery").
 _CONNECTORS = frozenset("of for in on with to and via from under between across against".split())
 # Frames of several words, marked before the single words: a time or a venue, "the state of",

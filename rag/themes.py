@@ -18,8 +18,8 @@ from itertools import pairwise
 from rag.calibration import MINILM, Calibration
 from rag.evidence import sentences_of
 from rag.records import Hit, Paper
-from rag.text import STOPWORDS, TERM_HEADS, WORD, key_terms, stem_words, term_sequence
-from rag.theme_request import NOT_A_HEAD, theme_head
+from rag.text import STOPWORDS, TERM_HEADS, key_terms, stem_words, term_sequence
+from rag.theme_request import theme_head
 
 _STOPWORD_STEMS = frozenset(stem_words(sorted(STOPWORDS)))
 _HEADS = _STOPWORD_STEMS & frozenset(stem_words(sorted(TERM_HEADS)))  # "model", "method": a term's own words
@@ -74,69 +74,6 @@ def shared_head(units: Sequence[tuple[str, ...]], core: set[str], texts: Sequenc
     # A "term" few candidates use is an artefact of the request's wording ("learning EEG" of
     # "machine learning on EEG signals"), not a term of the field.
     return ours >= MIN_UNIT_PAPERS and bool(others) and others.most_common(1)[0][1] >= ours
-
-
-# A theme's terms are the runs of words between punctuation and connectors.
-_RUN_BREAKS = re.compile(r"[,;:/()?!.]+\s|[,;:/()?!]|\s(?:and|or|of|for|in|on|with|to|via|from|under|between|across|against|such as)\s", re.I)
-
-
-def modifier_phrases(theme: str, core: set[str]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """The theme's terms in which a core word modifies common words after it ("Bayesian
-    optimization", "test-time scaling", "physics-informed neural networks"), as term sequences
-    as the core word's and the rest's term sequences ((bayesian), (optim); ...). None when a term ends in its core word ("knowledge
-    editing"): that word alone may name it. Words that name no subject ("research", "methods",
-    "models") end no phrase: "mixture-of-experts models" is written "MoE" far more often than in full."""
-    phrases = []
-    for run in _RUN_BREAKS.split(f" {theme} "):
-        words = WORD.findall(run)
-        at = [i for i, w in enumerate(words) if key_terms(w) & core]
-        if not at:
-            continue
-        tail = words[at[-1] + 1 :]
-        while tail and (tail[-1].lower() in STOPWORDS or tail[-1].lower() in NOT_A_HEAD or len(tail[-1]) < 3):
-            tail.pop()
-        # A gerund governs the words after it ("watermarking generated content"): it is the head.
-        if not tail or words[at[-1]].lower().endswith("ing"):
-            return []
-        modifier = tuple(term_sequence(words[at[-1]]))
-        phrases.append((modifier, tuple(term_sequence(" ".join(tail)))))
-        if len(tail) > 1:  # "offline RL", "multi-agent RL": the words after it as their initials
-            phrases.append((modifier, ("".join(w[0] for w in tail).lower(),)))
-    return list(dict.fromkeys(phrases))
-
-
-# "(MARL)", "(e.g. BO, TuRBO)": an acronym a request writes beside its theme.
-_GIVEN_ACRONYM = re.compile(r"(?<=[(\s,])([A-Z][A-Za-z]*[A-Z]s?)(?=[),.;\s])")
-
-
-def used_apart(phrases: Sequence[tuple[tuple[str, ...], tuple[str, ...]]], sequences: Sequence[Sequence[str]]) -> bool:
-    """Whether the candidates (their term sequences) mostly use the phrases' core word in other
-    terms ("Bayesian inference", "test-time training"): then the word alone does not name the
-    theme, the phrase does. When most of them that say the word say the phrase ("in-context
-    learning"), the word alone is the theme's own shorthand."""
-    saying = in_phrase = 0
-    for words in sequences:
-        if any(m and _says(m, words) for m, _ in phrases):
-            saying += 1
-            in_phrase += says_phrase(phrases, words)
-    return saying >= MIN_UNIT_PAPERS and in_phrase < saying / 2
-
-
-# Words a phrase's core word may stand apart from the rest: "offline goal-conditioned RL".
-PHRASE_GAP_WORDS = 2
-
-
-def says_phrase(phrases: Sequence[tuple[tuple[str, ...], tuple[str, ...]]], words: Sequence[str]) -> bool:
-    """Whether a text's term sequence says one of the phrases: its core word, then within
-    PHRASE_GAP_WORDS words the rest ("offline safe reinforcement learning")."""
-    for modifier, rest in phrases:
-        for i in range(len(words)):
-            if tuple(words[i : i + len(modifier)]) != modifier:
-                continue
-            after = i + len(modifier)
-            if any(tuple(words[j : j + len(rest)]) == rest for j in range(after, min(after + PHRASE_GAP_WORDS + 1, len(words)))):
-                return True
-    return False
 
 
 def _says(unit: tuple[str, ...], words: Sequence[str]) -> bool:
@@ -235,23 +172,13 @@ def _text(hit: Hit) -> str:
 
 def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM) -> list[Hit]:
     """The hits (ranked candidates) a summary of `theme` includes, in their order."""
-    full, theme = theme, theme_head(theme)
+    theme = theme_head(theme)
     core, together = core_terms(theme, document_frequency, papers, cal)
     # The theme as one term when its words are common ("reward models"), or when its core word
     # also names something else among the candidates ("knowledge editing" beside "image editing").
     units = [u for u in [theme_unit(theme, core)] if u] if together else modifier_units(theme, core)
-    texts = [_text(h) for h in hits]
-    if not together and units and not shared_head(units, core, texts):
+    if not together and units and not shared_head(units, core, [_text(h) for h in hits]):
         units = []
-    # A core word the candidates mostly use in other terms ("Bayesian inference") counts only in
-    # the theme's own term: the paper must say "Bayesian optimization" at least once.
-    phrases = [] if together else modifier_phrases(theme, core)
-    # An acronym the request gives for its theme ("multi-agent reinforcement learning (MARL)")
-    # is the theme's term too, defined or not in the abstract.
-    phrases += [((), (short,)) for short in term_sequence(" ".join(_GIVEN_ACRONYM.findall(f" {full} ")))] if phrases else []
-    sequences = {h.paper.paper_id: term_sequence(text) for h, text in zip(hits, texts, strict=True)} if phrases else {}
-    if phrases and not used_apart(phrases, list(sequences.values())):
-        phrases = []
     weights = {t: math.log((papers + 1) / (document_frequency.get(t, 0) + 1)) for t in key_terms(theme)}
     terms: dict[str, set[str]] = {}
 
@@ -266,6 +193,5 @@ def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str
         for h in hits
         if theme_grounding(weights, h, terms_of(h), cal) >= cal.min_grounding
         and mentioned(subject, _text(h), terms_of(h)) == subject
-        and (not phrases or says_phrase(phrases, sequences[h.paper.paper_id]))
         and is_about(h.paper, core, together, cal, units)
     ]

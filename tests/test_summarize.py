@@ -14,21 +14,9 @@ from rag.calibration import MINILM
 from rag.evidence import contribution_sentence
 from rag.records import Hit, Paper
 from rag.summarize import summary_line
-from rag.text import split_sentences, term_sequence
+from rag.text import split_sentences
 from rag.theme_request import theme_head, theme_of
-from rag.themes import (
-    about_theme,
-    core_terms,
-    is_about,
-    mentioned,
-    modifier_phrases,
-    modifier_units,
-    says_phrase,
-    shared_head,
-    theme_grounding,
-    theme_unit,
-    used_apart,
-)
+from rag.themes import about_theme, core_terms, is_about, mentioned, modifier_units, shared_head, theme_grounding, theme_unit
 from rag.topics import group
 from rag.verify import draft_sentences
 from tests.conftest import write_jsonl
@@ -230,29 +218,6 @@ def test_a_head_word_that_names_something_else_among_the_candidates_counts_only_
     off = Paper("i", image[0], "Edit Anything", False)
     assert is_about(on, {"edit"}, units=units) and not is_about(off, {"edit"}, units=units)
     assert is_about(off, {"edit"})  # the head word alone took it in
-
-
-def test_a_rare_modifier_the_candidates_use_in_other_terms_counts_only_in_the_themes_term() -> None:
-    """"Bayesian optimization": when most candidates saying "Bayesian" say it of something else
-    ("Bayesian inference"), a paper must say the theme's term, in any of its forms; when most say
-    the term ("in-context learning"), the word alone still counts."""
-    phrases = modifier_phrases("Bayesian optimization", {"bayesian"})
-    assert phrases == [(("bayesian",), ("optim",))]
-    optimization = [term_sequence("We propose a Bayesian optimization method with a new acquisition function.")] * 3
-    inference = [term_sequence("Bayesian inference of the posterior with variational methods.")] * 4
-    assert used_apart(phrases, optimization + inference)
-    assert not used_apart(phrases, optimization * 2 + inference[:1])
-    assert says_phrase(phrases, optimization[0]) and not says_phrase(phrases, inference[0])
-    # Its spelled-out tail as initials, a few words apart: "offline goal-conditioned RL".
-    offline = modifier_phrases("offline reinforcement learning", {"offlin"})
-    assert says_phrase(offline, term_sequence("An offline goal-conditioned RL method."))
-    assert not says_phrase(offline, term_sequence("Offline data helps online reinforcement learning."))
-    # No phrase when the term ends in its core word, or the core word is a gerund with an object,
-    # or what follows names no subject.
-    assert modifier_phrases("knowledge editing", {"edit"}) == []
-    assert modifier_phrases("watermarking generated content", {"watermark"}) == []
-    assert modifier_phrases("model editing research", {"edit"}) == []
-    assert modifier_phrases("mixture-of-experts models", {"mixture-of-expert"}) == []
 
 
 def test_a_summary_leaves_out_a_paper_that_names_the_theme_in_passing(tmp_path: Path) -> None:
