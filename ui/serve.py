@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rag.cli import app, fail
+from rag.embeddings import hub_offline
 from rag.errors import PaperchatError
 
 if TYPE_CHECKING:
@@ -20,11 +21,18 @@ if TYPE_CHECKING:
     from rag.api import Paperchat
 
 
+def offline_gradio() -> None:
+    """The app runs offline: no usage analytics calls out of the machine, and the huggingface_hub
+    Gradio imports never goes to the hub. Called just before Gradio is imported (both are read
+    then), not when this module is imported: `paperchat ingest` never imports Gradio."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    hub_offline()
+
+
 def start(api: Paperchat, host: str | None = None, port: int | None = None, *, block: bool = True) -> gr.Blocks:
     """Serve the app: the queue bounds work in progress (more requests wait, none fail), login
     when PAPERCHAT_AUTH is set, uploads capped. `block=False` returns once it listens."""
-    # The app runs offline: no usage analytics calls out of the machine. Before Gradio is imported.
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    offline_gradio()
     from ui.app import CSS, HEAD, build_app
 
     settings = api.settings
