@@ -186,7 +186,7 @@ class Paperchat:
             # Nothing readable: report the errors without creating or touching any index.
             papers = seams.catalog.count() if self.corpus_version() else 0
             return IngestReport(papers=papers, chunks=seams.catalog.chunk_count() if papers else 0, errors=loaded.errors)
-        with seams.ingest_lock():
+        with seams.writing():
             if add_only:
                 refuse_id_clashes(loaded, seams.catalog.entries())
             self.cache.clear()
