@@ -562,3 +562,20 @@ def test_a_download_survives_a_sweep_between_making_its_folder_and_writing(tmp_p
     monkeypatch.setattr(Path, "write_text", swept_first)
     path = _write_download(tmp_path / "session", "comparison.csv", "n,paper")
     assert len(calls) == 2 and Path(path).read_text() == "n,paper"
+
+
+def test_the_sessions_the_app_keeps_in_memory_are_bounded_in_number_and_time(api: Paperchat) -> None:
+    import gradio as gr
+
+    from ui.app import MAX_SESSIONS, SESSION_LIFETIME_S
+
+    demo = start(api, "127.0.0.1", free_port(), block=False)
+    try:
+        states = [block for block in demo.blocks.values() if isinstance(block, gr.State)]
+        assert states and all(state.time_to_live == SESSION_LIFETIME_S for state in states)
+        for number in range(MAX_SESSIONS + 20):  # more browser sessions than are kept
+            demo.state_holder[f"session-{number}"]
+        assert len(demo.state_holder.session_data) == MAX_SESSIONS
+        assert "session-0" not in demo.state_holder and f"session-{MAX_SESSIONS + 19}" in demo.state_holder  # the oldest went
+    finally:
+        demo.close()

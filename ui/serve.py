@@ -33,7 +33,7 @@ def start(api: Paperchat, host: str | None = None, port: int | None = None, *, b
     """Serve the app: the queue bounds work in progress (more requests wait, none fail), login
     when PAPERCHAT_AUTH is set, uploads capped. `block=False` returns once it listens."""
     offline_gradio()
-    from ui.app import CSS, HEAD, build_app
+    from ui.app import CSS, HEAD, MAX_SESSIONS, build_app
 
     settings = api.settings
     credentials = settings.auth.get_secret_value()
@@ -49,6 +49,7 @@ def start(api: Paperchat, host: str | None = None, port: int | None = None, *, b
         server_port=port or settings.port,
         auth=auth,
         max_file_size=f"{settings.max_upload_mb}mb",
+        state_session_capacity=MAX_SESSIONS,
         show_error=True,
         css=CSS,
         head=HEAD,
