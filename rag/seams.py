@@ -339,4 +339,3 @@ class Seams:
             "llm_backend": self.backend,
             "papers": self.catalog.count() if self.settings.catalog_path.exists() else 0,
         }
-
