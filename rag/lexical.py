@@ -104,6 +104,7 @@ class LexicalIndex:
         self._hashes: dict[str, str] = {}
         self._position: dict[str, int] = {}
         self._names: dict[str, list[str]] = {}
+        self._damage = ""  # why the folder last failed to load, if it did
 
     # -- loading --------------------------------------------------------------------------
 
@@ -125,8 +126,12 @@ class LexicalIndex:
             bm25 = bm25s.BM25.load(str(self.folder / MODEL_DIR), show_progress=False) if paper_ids else None
             hashes = dict(zip(paper_ids, state["hashes"], strict=True))
         except DAMAGED as exc:
-            log.warning("The BM25 index in %s is damaged (%s: %s); it is rebuilt from the catalogue", self.folder, type(exc).__name__, exc)
+            damage = f"{type(exc).__name__}: {exc}"
+            if damage != self._damage:  # once, not again when the rebuild reads the folder first
+                log.warning("The BM25 index in %s is damaged (%s); it is rebuilt from the catalogue", self.folder, damage)
+            self._damage = damage
             return False
+        self._damage = ""
         # Published in one assignment, so a search in another thread never pairs the new ids
         # with the old score matrix.
         (self._tokenizer, self._paper_ids, self._hashes, self._position, self._names, self._bm25) = (
