@@ -21,8 +21,8 @@ MODE_LABELS = {Mode.AUTO: "Auto", Mode.ANSWER: "Ask", Mode.SUMMARIZE: "Summarize
 # Every event that searches, drafts or ingests shares one queue slot pool (PAPERCHAT_APP_CONCURRENCY);
 # Gradio's default would give each event its own.
 WORK = "paperchat-work"
-# A browser session's conversation (its turns' `ask --json` documents and source cards, ~20 KB a
-# turn) stays in the server's memory until its tab closes, a day after its last turn (the downloads'
+# A browser session's conversation (its turns' `ask --json` documents and source cards: 4.6 KB a turn
+# for a list, 16 KB for a comparison, on the seeds) stays in memory until its tab closes, a day after its last turn (the downloads'
 # lifetime), or once MAX_SESSIONS newer sessions push it out. Gradio's own bound is 10,000 sessions
 # and no time limit: a server up for months would hold every tab ever left open.
 SESSION_LIFETIME_S = DOWNLOAD_LIFETIME_S
