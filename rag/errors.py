@@ -13,8 +13,8 @@ log = logging.getLogger(__name__)
 # Below this much free space, a failed write is said to have filled the disk: Chroma's engine
 # reports a full disk only as "Error in compaction: Failed to apply logs to the metadata segment"
 # (or "Error executing plan: ... backfill ..." for a query), without the OS error, and a 512-chunk
-# batch with Chroma's log and compaction copies needs a few MB (the 51 seeds take 2.1 MB on disk
-# with their catalogue and BM25 index).
+# batch with Chroma's log and compaction copies needs a few MB (the 51 seeds, as 512-dimensional
+# vectors, take 2.1 MB on disk with their catalogue and BM25 index).
 LOW_SPACE_BYTES = 64 * 1024 * 1024
 
 
