@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from rag.errors import CatalogError
 from rag.records import Paper
 
 SCHEMA = """
@@ -48,6 +49,24 @@ class Entry:
 
 # How long a connection waits for another's write to commit before it gives up (SQLite's own retry).
 BUSY_TIMEOUT_S = 30.0
+# SQLite's codes for a file that is not a database (overwritten, truncated to garbage) and for one
+# whose pages are damaged. A full disk or a lock is another code, and another message.
+_DAMAGED = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
+
+
+@contextmanager
+def _intact(path: Path) -> Iterator[None]:
+    """A damaged catalogue file is a CatalogError that says how to rebuild the index."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if (exc.sqlite_errorcode & 0xFF) not in _DAMAGED:  # the low byte: the primary code of an extended one
+            raise
+        raise CatalogError(
+            f"The paper catalogue {path} is damaged ({exc}), so the index cannot be read. Rebuild it: stop `paperchat serve` "
+            "if it runs, then `paperchat ingest --rebuild PATH ...` with the files you had ingested (the app's uploads are kept "
+            f"in {path.parent / 'uploads'}); every paper is embedded again."
+        ) from exc
 
 
 class Catalog:
@@ -57,13 +76,14 @@ class Catalog:
         self._local = threading.local()
         self._guard = threading.Lock()
         self._connections: dict[threading.Thread, sqlite3.Connection] = {}
-        self._db.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later connection reads in WAL
-        self._db.executescript(SCHEMA)
-        with self._db:
-            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('catalog_id', ?)", (uuid.uuid4().hex,))
-        # Written into the Chroma collection this catalogue fills, so that a second catalogue
-        # (another machine, a wiped data dir) never treats that collection's chunks as orphans.
-        self.catalog_id: str = self._db.execute("SELECT value FROM meta WHERE key = 'catalog_id'").fetchone()[0]
+        with _intact(path):
+            self._db.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later connection reads in WAL
+            self._db.executescript(SCHEMA)
+            with self._db:
+                self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('catalog_id', ?)", (uuid.uuid4().hex,))
+            # Written into the Chroma collection this catalogue fills, so that a second catalogue
+            # (another machine, a wiped data dir) never treats that collection's chunks as orphans.
+            self.catalog_id: str = self._db.execute("SELECT value FROM meta WHERE key = 'catalog_id'").fetchone()[0]
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -96,22 +116,27 @@ class Catalog:
         self._local = threading.local()
 
     def entries(self) -> dict[str, Entry]:
-        rows = self._db.execute("SELECT record, content_hash, n_chunks FROM papers ORDER BY rowid")
+        with _intact(self.path):
+            rows = self._db.execute("SELECT record, content_hash, n_chunks FROM papers ORDER BY rowid").fetchall()
         return {e.paper.paper_id: e for e in (Entry(paper_from_json(r), h, n) for r, h, n in rows)}
 
     def papers(self) -> list[Paper]:
-        return [paper_from_json(r) for (r,) in self._db.execute("SELECT record FROM papers ORDER BY rowid")]
+        with _intact(self.path):
+            rows = self._db.execute("SELECT record FROM papers ORDER BY rowid").fetchall()
+        return [paper_from_json(r) for (r,) in rows]
 
     def count(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
+        with _intact(self.path):
+            return int(self._db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
 
     def chunk_count(self) -> int:
-        return int(self._db.execute("SELECT COALESCE(SUM(n_chunks), 0) FROM papers").fetchone()[0])
+        with _intact(self.path):
+            return int(self._db.execute("SELECT COALESCE(SUM(n_chunks), 0) FROM papers").fetchone()[0])
 
     @contextmanager
     def transaction(self) -> Iterator[_Writer]:
         """Everything written inside commits together, or not at all."""
-        with self._db:
+        with _intact(self.path), self._db:
             yield _Writer(self._db)
 
 

@@ -83,13 +83,19 @@ def paper_json(paper: Any) -> dict[str, object]:
 def ingest(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders (.txt seed lists, .jsonl, .json, .csv). Default: seeds/")] = None,
     prune: Annotated[bool, typer.Option(help="Also drop papers whose source files no longer exist.")] = False,
+    rebuild: Annotated[
+        bool, typer.Option(help="Delete this data directory's index first (a damaged catalogue), then embed every paper of PATHS again; uploads are kept.")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Add papers to the index, or bring it up to date; unchanged papers are not embedded again."""
     # `--prune` alone only prunes; with no paths and no --prune the seed lists are ingested.
     targets = paths if paths else ([] if prune else [Path("seeds")])
     try:
-        report = _api().ingest(targets, prune=prune, progress=True)
+        api = _api()
+        if rebuild:
+            api.seams.wipe_index()
+        report = api.ingest(targets, prune=prune, progress=True)
     except PaperchatError as exc:
         fail(str(exc), as_json)
     document = report.to_json()

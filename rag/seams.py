@@ -7,6 +7,7 @@ Windows). Lazily, so that `paperchat papers` never loads a model and a missing L
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -19,7 +20,7 @@ from filelock import FileLock, Timeout
 from rag.calibration import Calibration, calibration_for
 from rag.catalog import Catalog, catalog_version
 from rag.config import Settings
-from rag.errors import NoIndexError
+from rag.errors import NoIndexError, PaperchatError, disk_full
 from rag.lexical import LexicalIndex
 
 if TYPE_CHECKING:
@@ -184,6 +185,9 @@ class Seams:
         with self._lock:
             if self._store_version is None:
                 self._store_version = catalog_version(self.settings.catalog_path)
+            if self._store is not None and self._store.failed:
+                self._store.close()  # reopened below: a local Chroma engine hangs on the next call after a failed one
+                self._store = None
             if self._store is None:
                 catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
                 self._store = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
@@ -201,6 +205,9 @@ class Seams:
         with self._lock:
             if self._store_version is None:
                 self._store_version = catalog_version(self.settings.catalog_path)
+            if self._multilingual_store is not None and self._multilingual_store.failed:
+                self._multilingual_store.close()
+                self._multilingual_store = None
             if self._multilingual_store is None:
                 catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
                 try:
@@ -208,7 +215,8 @@ class Seams:
                         self.settings, self.multilingual, MULTILINGUAL_MODEL_NAME, create=create, catalog_id=catalog_id,
                         collection=multilingual_collection(self.settings), first_chunks=CHUNKS_PER_PAPER,
                     )
-                except NoIndexError:
+                except NoIndexError as exc:
+                    log.info("No multilingual collection: %s", exc)
                     self.multilingual_problem = "This index has no multilingual channel yet; run `paperchat ingest` again to add it."
                     return None
                 self.multilingual_problem = None
@@ -241,18 +249,6 @@ class Seams:
                 forget_local_clients()
                 self._store_version = None
 
-    @contextmanager
-    def writing(self) -> Iterator[None]:
-        """The ingest lock, for an ingest: the stores caught up first (never write over another
-        process's additions), and known current after (this process wrote them)."""
-        with self.ingest_lock():
-            self.catch_up(holding_ingest_lock=True)
-            try:
-                yield
-            finally:
-                with self._lock:
-                    self._store_version = catalog_version(self.settings.catalog_path)
-
     def drop_multilingual_store(self) -> None:
         """Delete the channel's collection, if any: an ingest with the channel off would leave it
         holding papers as they were (an edited abstract's old vector and text), so turning the
@@ -260,17 +256,67 @@ class Seams:
         from rag.store import drop_collection, multilingual_collection
 
         with self._lock:
+            if self._multilingual_store is not None:
+                self._multilingual_store.close()
             self._multilingual_store = None
             drop_collection(self.settings, multilingual_collection(self.settings))
+
+    def close_stores(self) -> None:
+        """Close the Chroma clients; the next use opens them again."""
+        with self._lock:
+            for store in (self._store, self._multilingual_store):
+                if store is not None:
+                    store.close()
+            self._store = self._multilingual_store = None
 
     @cached_property
     def catalog(self) -> Catalog:
         return Catalog(self.settings.catalog_path)
 
     def close(self) -> None:
-        """Release what holds the data directory's files open (the catalogue's connections)."""
+        """Release what holds the data directory's files open (the catalogue's connections, the Chroma clients)."""
         if "catalog" in self.__dict__:
             self.catalog.close()
+        self.close_stores()
+
+    def wipe_index(self) -> None:
+        """Delete this data directory's index: the catalogue, both Chroma collections and the BM25
+        index (`paperchat ingest --rebuild`, the way back from a damaged catalogue). Uploaded files
+        stay, to be ingested again. Under the ingest lock: no ingest writes meanwhile."""
+        from rag.store import drop_collection, multilingual_collection
+
+        settings = self.settings
+        with self.ingest_lock(), self._lock:
+            self.close()
+            for built in ("catalog", "lexical"):
+                self.__dict__.pop(built, None)
+            self._lexical_version = None
+            for collection in (settings.collection, multilingual_collection(settings)):
+                drop_collection(settings, collection)
+            for suffix in ("", "-wal", "-shm"):
+                settings.catalog_path.with_name(settings.catalog_path.name + suffix).unlink(missing_ok=True)
+            shutil.rmtree(settings.lexical_dir, ignore_errors=True)
+        log.info("Deleted the index in %s to rebuild it", settings.data_dir)
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """An ingest's writes, under the ingest lock: the stores caught up first (never write over
+        another process's additions) and known current after (this process wrote them); a full
+        disk (the catalogue's, BM25's, the store's) is said as such: what to free, and that running
+        the ingest again continues it."""
+        with self.ingest_lock():
+            self.catch_up(holding_ingest_lock=True)
+            try:
+                yield
+            except PaperchatError:
+                raise
+            except Exception as exc:
+                if (full := disk_full(exc, self.settings.data_dir)) is not None:
+                    raise full from exc
+                raise
+            finally:
+                with self._lock:
+                    self._store_version = catalog_version(self.settings.catalog_path)
 
     @cached_property
     def lexical(self) -> LexicalIndex:
@@ -295,7 +341,11 @@ class Seams:
                         return self.lexical
                     entries = self.catalog.entries()
                     if not self.lexical.load() or self.lexical.fingerprint() != {p: e.content_hash for p, e in entries.items()}:
-                        self.lexical.sync({p: (e.paper, e.content_hash) for p, e in entries.items()})
+                        try:
+                            self.lexical.sync({p: (e.paper, e.content_hash) for p, e in entries.items()})
+                        except OSError as exc:  # a full disk: search with the index as it is, and try again next time
+                            log.warning("Could not bring the BM25 index up to date (%s); searching with it as it is", exc)
+                            return self.lexical
                 self._lexical_version = corpus_version
         return self.lexical
 

@@ -7,12 +7,14 @@ Distances become higher-is-better scores here and nowhere else.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import suppress
-from typing import TYPE_CHECKING, Any
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlparse
 
-from rag.errors import NoIndexError, StoreError
+from rag.errors import NoIndexError, PaperchatError, StoreError, disk_full
 from rag.records import Chunk, ChunkHit
 
 if TYPE_CHECKING:
@@ -27,15 +29,73 @@ CATALOG_KEY = "catalog_id"
 # decode; 5,000 ids a page keeps each response under ~200 KB.
 ID_PAGE_SIZE = 5000
 
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def unreachable(url: str, exc: BaseException) -> StoreError:
+    """The error for a Chroma server that does not answer: where, why, and what to do."""
+    return StoreError(
+        f"The Chroma server at {url} is unreachable ({type(exc).__name__}: {exc}). Start it (`chroma run --path DIR --port PORT`) "
+        "or check PAPERCHAT_CHROMA_URL; paperchat reconnects by itself once the server answers, and an ingest it stopped "
+        "continues where it left off when run again."
+    )
+
+
+def _said(method: Method) -> Method:
+    """A Chroma server that stopped answers every call with httpx's connection errors ("[Errno 111]
+    Connection refused"); they become the StoreError that says what to do. The client opens a new
+    connection for each call, so a server that is back is used again without restarting paperchat
+    (bench/faults.py measures how soon). A local store that fails is marked `failed` (its engine
+    hangs on the next call: rag/seams.py opens a new one), and on a full disk says so."""
+
+    @functools.wraps(method)
+    def call(self: ChunkStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            with _answering(self.server):
+                return method(self, *args, **kwargs)
+        except PaperchatError:
+            raise
+        except Exception as exc:
+            if self.folder is None:
+                raise
+            self.failed = True
+            if (full := disk_full(exc, self.folder)) is not None:
+                raise full from exc
+            raise
+
+    return cast(Method, call)
+
+
+@contextmanager
+def _answering(server: str) -> Iterator[None]:
+    """A server (`server`: its URL; "" for the local store) that did not answer is `unreachable`."""
+    try:
+        yield
+    except Exception as exc:
+        import httpx  # chromadb's HTTP client, already loaded when a server was used
+
+        if server and isinstance(exc, httpx.TransportError):
+            raise unreachable(server, exc) from exc
+        raise
+
 
 class ChunkStore:
     """Chunks with their vectors; the seam is langchain's `Chroma` vector store. `first_chunks`:
     the store holds only each paper's first so many chunks (None: all of them), and `upsert`
-    passes over the rest."""
+    passes over the rest. `server`: the Chroma server's URL; `folder`: the local store's (one of the two)."""
 
-    def __init__(self, chroma: Chroma, first_chunks: int | None = None) -> None:
+    def __init__(self, chroma: Chroma, first_chunks: int | None = None, server: str = "", folder: Path | None = None) -> None:
         self._chroma = chroma
         self.first_chunks = first_chunks
+        self.server = server
+        self.folder = folder
+        self.failed = False  # a call to the local engine failed: open a new one (`_said`)
+
+    def close(self) -> None:
+        """Release the client. Chroma keeps one engine per local folder for the whole process while
+        any client of it is open, and after a failed write (a full disk: "Error in compaction")
+        that engine hangs on the next one; the next client of a closed store starts a fresh engine."""
+        self._chroma._client.close()
 
     def holds(self, chunk_id: str) -> bool:
         """Whether this store keeps the chunk with this id (f"{paper_id}#{index}")."""
@@ -47,6 +107,7 @@ class ChunkStore:
         assert embeddings is not None, "ChunkStore is always built with an embedding function"
         return embeddings
 
+    @_said
     def upsert(self, chunks: Sequence[Chunk], metadata: Mapping[str, Mapping[str, str | int]]) -> None:
         """Embed and write the chunks this store holds. Ids are stable, so writing a chunk twice leaves one copy."""
         chunks = [c for c in chunks if self.holds(c.chunk_id)]
@@ -58,11 +119,13 @@ class ChunkStore:
             ids=[c.chunk_id for c in chunks],
         )
 
+    @_said
     def delete(self, chunk_ids: Iterable[str]) -> None:
         ids = list(chunk_ids)
         for start in range(0, len(ids), ID_PAGE_SIZE):
             self._chroma.delete(ids=ids[start : start + ID_PAGE_SIZE])
 
+    @_said
     def chunk_ids(self) -> set[str]:
         ids: set[str] = set()
         offset = 0
@@ -73,6 +136,7 @@ class ChunkStore:
                 return ids
             offset += ID_PAGE_SIZE
 
+    @_said
     def update_metadata(self, metadata: Mapping[str, Mapping[str, str | int | None]]) -> None:
         """Replace the filterable metadata of existing chunks, without embedding anything."""
         if not metadata:
@@ -82,9 +146,11 @@ class ChunkStore:
             ids=ids, metadatas=[{**metadata[i], "paper_id": _split_id(i)[0], "chunk": _split_id(i)[1]} for i in ids]
         )
 
+    @_said
     def count(self) -> int:
         return int(self._chroma._collection.count())
 
+    @_said
     def search_by_vector(
         self, vector: Sequence[float], k: int, where: Mapping[str, Any] | None = None, with_text: bool = True
     ) -> list[ChunkHit]:
@@ -110,6 +176,7 @@ class ChunkStore:
         # so 1 - distance is the cosine similarity, in [-1, 1], higher is better.
         return [ChunkHit(chunk_id=cid, paper_id=str(meta.get("paper_id", "")), text=text, score=1.0 - distance) for cid, meta, text, distance in rows]
 
+    @_said
     def paper_vectors(self, paper_ids: Sequence[str] | None = None) -> dict[str, list[float]]:
         """One vector per paper (the normalised mean of its chunks' stored vectors), read from
         the store, not re-embedded: grouping 5,000 papers costs a read, not 10 minutes of MiniLM.
@@ -135,6 +202,7 @@ class ChunkStore:
                 break
         return {p: (v / (np.linalg.norm(v) or 1.0)).tolist() for p, v in sums.items()}
 
+    @_said
     def texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         if not chunk_ids:
             return {}
@@ -173,16 +241,39 @@ def drop_collection(settings: Settings, name: str) -> None:
     from chromadb.config import Settings as ChromaSettings
     from chromadb.errors import NotFoundError
 
-    chroma_settings = ChromaSettings(anonymized_telemetry=False)
     if settings.chroma_url:
-        url = urlparse(settings.chroma_url)
-        client: Any = chromadb.HttpClient(host=url.hostname or "", port=url.port or 8000, ssl=url.scheme == "https", settings=chroma_settings)
+        client: Any = _server_client(settings)
     elif settings.chroma_dir.exists():
-        client = chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+        client = chromadb.PersistentClient(path=str(settings.chroma_dir), settings=ChromaSettings(anonymized_telemetry=False))
     else:
         return
-    with suppress(NotFoundError, ValueError):  # never made: nothing to delete
-        client.delete_collection(name)
+    try:
+        with _answering(settings.chroma_url), suppress(NotFoundError, ValueError):  # never made: nothing to delete
+            client.delete_collection(name)
+    finally:
+        client.close()  # an open client keeps the folder's engine alive (ChunkStore.close says why that matters)
+
+
+def _server_client(settings: Settings) -> Any:
+    """A client of the Chroma server at PAPERCHAT_CHROMA_URL that has answered once."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    url = urlparse(settings.chroma_url)
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise StoreError(f"PAPERCHAT_CHROMA_URL={settings.chroma_url!r} is not a URL like http://127.0.0.1:8000.")
+    client = None
+    try:
+        client = chromadb.HttpClient(
+            host=url.hostname, port=url.port or (443 if url.scheme == "https" else 8000), ssl=url.scheme == "https",
+            settings=ChromaSettings(anonymized_telemetry=False),
+        )
+        client.heartbeat()
+    except Exception as exc:  # chromadb raises several types for "not reachable" (httpx's, and its own while it starts)
+        if client is not None:
+            client.close()
+        raise unreachable(settings.chroma_url, exc) from exc
+    return client
 
 
 def make_store(
@@ -199,36 +290,32 @@ def make_store(
     `first_chunks`: see `ChunkStore`."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
-    from chromadb.errors import NotFoundError
     from langchain_chroma import Chroma
 
-    chroma_settings = ChromaSettings(anonymized_telemetry=False)
     name = collection or settings.collection
     if settings.chroma_url:
-        url = urlparse(settings.chroma_url)
-        if url.scheme not in ("http", "https") or not url.hostname:
-            raise StoreError(f"PAPERCHAT_CHROMA_URL={settings.chroma_url!r} is not a URL like http://127.0.0.1:8000.")
         description = f"Chroma server {settings.chroma_url} (collection {name})"
-        try:
-            client: Any = chromadb.HttpClient(
-                host=url.hostname,
-                port=url.port or (443 if url.scheme == "https" else 8000),
-                ssl=url.scheme == "https",
-                settings=chroma_settings,
-            )
-            client.heartbeat()
-        except Exception as exc:  # chromadb raises several types for "not reachable"
-            raise StoreError(
-                f"Cannot reach the Chroma server at {settings.chroma_url} ({type(exc).__name__}). "
-                "Start it with `chroma run --path DIR --port PORT`, or unset PAPERCHAT_CHROMA_URL to use the local store."
-            ) from exc
+        client: Any = _server_client(settings)
     else:
         path = settings.chroma_dir
         if not create and not path.exists():
             raise NoIndexError(str(settings.data_dir))
         path.mkdir(parents=True, exist_ok=True)
         description = f"Chroma at {path} (collection {name})"
-        client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+        client = chromadb.PersistentClient(path=str(path), settings=ChromaSettings(anonymized_telemetry=False))
+    try:
+        with _answering(settings.chroma_url):
+            _check_collection(client, settings, name, description, model, create, catalog_id)
+    except Exception:
+        client.close()  # refused, or not reachable: nothing keeps this client
+        raise
+    chroma = Chroma(client=client, collection_name=name, embedding_function=embeddings)
+    return ChunkStore(chroma, first_chunks, settings.chroma_url, None if settings.chroma_url else settings.chroma_dir)
+
+
+def _check_collection(client: Any, settings: Settings, name: str, description: str, model: str, create: bool, catalog_id: str | None) -> None:
+    """The collection exists (made when `create`), was filled from this catalogue and by this model."""
+    from chromadb.errors import NotFoundError
 
     try:
         found = client.get_collection(name)
@@ -251,5 +338,3 @@ def make_store(
             f"but {model!r} is configured. Set PAPERCHAT_EMBEDDING_MODEL back, or use a new "
             "PAPERCHAT_COLLECTION (or a new PAPERCHAT_DATA_DIR) and ingest again."
         )
-    chroma = Chroma(client=client, collection_name=name, embedding_function=embeddings)
-    return ChunkStore(chroma, first_chunks)

@@ -25,11 +25,13 @@ class HashingEmbeddings(Embeddings):
     that an unchanged re-ingest embeds nothing.
     """
 
-    def __init__(self, dimensions: int = 512, fail_after: int | None = None) -> None:
+    def __init__(self, dimensions: int = 512, fail_after: int | None = None, failure: BaseException | None = None) -> None:
         self.dimensions = dimensions
         self.embedded = 0
-        # Raise after this many documents: simulates an ingest killed half-way.
+        # Raise after this many documents: simulates an ingest killed half-way (or, with `failure`,
+        # one that met that error, e.g. OSError(ENOSPC) from a full disk).
         self.fail_after = fail_after
+        self.failure = failure
 
     def _vector(self, text: str) -> list[float]:
         vector = [0.0] * self.dimensions
@@ -41,7 +43,7 @@ class HashingEmbeddings(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if self.fail_after is not None and self.embedded + len(texts) > self.fail_after:
-            raise KeyboardInterrupt("simulated kill during ingest")
+            raise self.failure or KeyboardInterrupt("simulated kill during ingest")
         self.embedded += len(texts)
         return [self._vector(t) for t in texts]
 

@@ -585,3 +585,20 @@ def test_a_bidi_override_in_a_title_cannot_reverse_the_host_shown_beside_its_lin
     for name, text in rendered.items():
         assert not re.search("[\u202a-\u202e\u2066-\u2069]", text), name
         assert "Quokka eulav Flow x" in text and "(evil.example)" in text, name
+
+
+def test_the_sessions_the_app_keeps_in_memory_are_bounded_in_number_and_time(api: Paperchat) -> None:
+    import gradio as gr
+
+    from ui.app import MAX_SESSIONS, SESSION_LIFETIME_S
+
+    demo = start(api, "127.0.0.1", free_port(), block=False)
+    try:
+        states = [block for block in demo.blocks.values() if isinstance(block, gr.State)]
+        assert states and all(state.time_to_live == SESSION_LIFETIME_S for state in states)
+        for number in range(MAX_SESSIONS + 20):  # more browser sessions than are kept
+            demo.state_holder[f"session-{number}"]
+        assert len(demo.state_holder.session_data) == MAX_SESSIONS
+        assert "session-0" not in demo.state_holder and f"session-{MAX_SESSIONS + 19}" in demo.state_holder  # the oldest went
+    finally:
+        demo.close()

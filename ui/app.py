@@ -22,6 +22,12 @@ MODE_LABELS = {Mode.AUTO: "Auto", Mode.ANSWER: "Ask", Mode.SUMMARIZE: "Summarize
 # Gradio's default would give each event its own.
 WORK = "paperchat-work"
 INGEST = "paperchat-ingest"
+# A browser session's conversation (its turns' `ask --json` documents and source cards: 4.6 KB a turn
+# for a list, 16 KB for a comparison, on the seeds) stays in memory until its tab closes, a day after its last turn (the downloads'
+# lifetime), or once MAX_SESSIONS newer sessions push it out. Gradio's own bound is 10,000 sessions
+# and no time limit: a server up for months would hold every tab ever left open.
+SESSION_LIFETIME_S = DOWNLOAD_LIFETIME_S
+MAX_SESSIONS = 1000
 
 CSS = """
 #sources { max-height: 70vh; overflow-y: auto; }
@@ -69,11 +75,11 @@ def build_app(api: Paperchat) -> gr.Blocks:
     # Gradio copies every file it serves (exports, tables) into its cache: swept hourly of files
     # older than the downloads' own lifetime, so a long-running server does not fill its disk.
     with gr.Blocks(title="paperchat", delete_cache=(3600, DOWNLOAD_LIFETIME_S)) as demo:
-        turns = gr.State([])
-        cards = gr.State([])
-        selected = gr.State("")
-        table_version = gr.State(-1)  # the corpus version this session's explorer shows
-        map_version = gr.State(-1)
+        turns = gr.State([], time_to_live=SESSION_LIFETIME_S)
+        cards = gr.State([], time_to_live=SESSION_LIFETIME_S)
+        selected = gr.State("", time_to_live=SESSION_LIFETIME_S)
+        table_version = gr.State(-1, time_to_live=SESSION_LIFETIME_S)  # the corpus version this session's explorer shows
+        map_version = gr.State(-1, time_to_live=SESSION_LIFETIME_S)
         with gr.Row():
             gr.Markdown("## paperchat · questions answered from research-paper abstracts, every claim cited")
         status = gr.Markdown(elem_id="status")

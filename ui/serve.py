@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rag.cli import app, fail
+from rag.embeddings import hub_offline
 from rag.errors import PaperchatError
 
 if TYPE_CHECKING:
@@ -20,12 +21,19 @@ if TYPE_CHECKING:
     from rag.api import Paperchat
 
 
+def offline_gradio() -> None:
+    """The app runs offline: no usage analytics calls out of the machine, and the huggingface_hub
+    Gradio imports never goes to the hub. Called just before Gradio is imported (both are read
+    then), not when this module is imported: `paperchat ingest` never imports Gradio."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    hub_offline()
+
+
 def start(api: Paperchat, host: str | None = None, port: int | None = None, *, block: bool = True) -> gr.Blocks:
     """Serve the app: the queue bounds work in progress (more requests wait, none fail), login
     when PAPERCHAT_AUTH is set, uploads capped. `block=False` returns once it listens."""
-    # The app runs offline: no usage analytics calls out of the machine. Before Gradio is imported.
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from ui.app import CSS, HEAD, build_app
+    offline_gradio()
+    from ui.app import CSS, HEAD, MAX_SESSIONS, build_app
 
     settings = api.settings
     credentials = settings.auth.get_secret_value()
@@ -41,6 +49,7 @@ def start(api: Paperchat, host: str | None = None, port: int | None = None, *, b
         server_port=port or settings.port,
         auth=auth,
         max_file_size=f"{settings.max_upload_mb}mb",
+        state_session_capacity=MAX_SESSIONS,
         show_error=True,
         css=CSS,
         head=HEAD,

@@ -1,0 +1,111 @@
+"""Fault runs (issue 17), the short forms of bench/faults.py: an ingest SIGKILLed at random points,
+`paperchat serve` SIGKILLed during an upload, a Chroma server stopped and started again under
+searches, a full disk during an ingest, a damaged BM25 folder and catalogue. Each says what
+happened and what to do, loses no indexed paper, and comes back without restarting paperchat
+(the full runs and their figures: bench/RESULTS.md, "Issue 17, faults")."""
+
+from __future__ import annotations
+
+import errno
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.faults import can_mount, chroma_outage_run, damage_run, disk_full_run, kill_ingest_run, serve_kill_run
+from rag import cli
+from rag.api import Paperchat
+from rag.chunking import approx_token_counts
+from rag.config import Settings
+from rag.errors import DiskFullError
+from tests.conftest import ICLR, SEEDS
+from tests.fakes import HashingEmbeddings
+
+# The runs read ICLR records and start real processes (the bundled model, `chroma run`) or mount a tmpfs.
+needs_iclr = pytest.mark.skipif(not ICLR.exists(), reason="needs ../shared/data/iclr2026/papers.jsonl")
+
+# The processes the short forms start: no multilingual channel (its encoder would double each
+# process's start and embedding time), the language model off (as in bench/faults.py).
+QUICK = {"PAPERCHAT_MULTILINGUAL": "false"}
+
+
+def fake_seams(embeddings: HashingEmbeddings | None = None) -> dict[str, Any]:
+    return {"embeddings": embeddings or HashingEmbeddings(), "model": "hashing-512", "count_tokens": approx_token_counts, "max_tokens": 256, "chat": None}
+
+
+@pytest.mark.integration
+@needs_iclr
+def test_an_ingest_killed_at_random_points_loses_nothing_and_the_next_ingest_completes_it(tmp_path: Path) -> None:
+    points, answers = kill_ingest_run(tmp_path, papers=28, kills=3, seed=17, extra=QUICK)
+    assert len(points) == 3
+    for point in points:
+        assert point.lost == 0, point
+        assert point.at_kill >= point.before, point
+        assert point.agrees and point.completed == point.target, point  # store, BM25 and catalogue hold the same papers
+    assert answers == {"search_finds_it": True, "ask_cites_it": True}
+
+
+@pytest.mark.integration
+@needs_iclr
+def test_serve_killed_during_an_upload_restarts_serving_every_committed_paper(tmp_path: Path) -> None:
+    result = serve_kill_run(tmp_path, base=10, upload=16, extra=QUICK)
+    assert result.lost == 0 and result.at_kill >= result.base
+    assert result.served == result.at_kill  # every paper the catalogue holds is found by its title
+    assert result.completed == result.base + result.upload and result.agrees  # the same upload again completes it
+
+
+@pytest.mark.integration
+@needs_iclr
+def test_a_chroma_server_that_stops_is_named_with_what_to_do_and_searches_recover_by_themselves(tmp_path: Path) -> None:
+    result = chroma_outage_run(tmp_path, papers=24, outage_s=2.0, seams=fake_seams())
+    assert result.searches_failed and not result.other_errors, result.other_errors
+    assert result.messages and all("is unreachable" in m and "chroma run" in m and "PAPERCHAT_CHROMA_URL" in m for m in result.messages)
+    assert any("Connection refused" in m for m in result.messages)  # the reason stays, beside what to do
+    assert "is unreachable" in result.ingest_during_outage and "continues where it left off" in result.ingest_during_outage
+    assert result.recovery_s < 5.0, result  # the same Paperchat, not restarted
+    assert result.agrees_after
+
+
+@pytest.mark.integration
+@needs_iclr
+def test_a_full_disk_stops_an_ingest_saying_so_and_keeps_every_paper(tmp_path: Path) -> None:
+    if not can_mount(tmp_path):
+        pytest.skip("mounting a size-limited tmpfs needs root; test_a_write_failing_with_enospc_is_said_as_a_full_disk covers the message")
+    result = disk_full_run(tmp_path, papers=30, more=60, seams=fake_seams())
+    assert "is full" in result.message and "free some space" in result.message and "paperchat ingest" in result.message, result.message
+    assert result.lost == 0 and result.after_failure >= result.before
+    assert result.search_while_full == "answers" or "is full" in result.search_while_full  # Chroma compacts its log before a query
+    assert result.searchable  # space freed: the same Paperchat searches again
+    assert result.completed == 90 and result.agrees  # space freed: the same Paperchat ingests the rest
+
+
+def test_a_write_failing_with_enospc_is_said_as_a_full_disk(settings: Settings) -> None:
+    # Without root (no tmpfs): the OS error a full disk gives, raised while a batch is written.
+    api = Paperchat(settings, **fake_seams(HashingEmbeddings(fail_after=20, failure=OSError(errno.ENOSPC, "No space left on device"))))
+    with pytest.raises(DiskFullError, match=r"is full .*No space left on device.*Nothing indexed is lost: free some space, then run `paperchat ingest` again"):
+        api.ingest([SEEDS])
+    kept = api.papers()
+    assert kept and len(kept) < 51  # the batches committed before the failure are kept
+
+
+@pytest.mark.integration
+@needs_iclr
+def test_a_damaged_bm25_folder_is_rebuilt_and_a_damaged_catalogue_says_how_to_rebuild(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    def rebuild(settings: Settings, records: Path) -> None:
+        # `paperchat ingest --rebuild`, with the fake-embedder API (as tests/test_cli.py does).
+        monkeypatch.setattr(cli, "_api", lambda: Paperchat(settings, **fake_seams()))
+        result = CliRunner().invoke(cli.app, ["ingest", "--rebuild", str(records), "--json"])
+        assert result.exit_code == 0, result.output
+
+    with caplog.at_level(logging.WARNING, logger="rag.lexical"):
+        result = damage_run(tmp_path, papers=30, seams=fake_seams(), rebuild=rebuild)
+    assert result.bm25_search_works and result.bm25_rebuilt
+    assert "BM25 index" in caplog.text and "rebuilt from the catalogue" in caplog.text and caplog.text.count("is damaged") == 1
+    message = result.catalogue_message
+    assert "catalogue" in message and "is damaged (file is not a database)" in message and "paperchat ingest --rebuild" in message, message
+    assert result.rebuilt_papers == 30 and result.agrees
