@@ -102,6 +102,8 @@ def embedding_device(settings: Settings) -> str:
     else the CPU. Imports torch: called when the model loads, not before."""
     if settings.embedding_device != "auto":
         return settings.embedding_device
+    if "torch" not in sys.modules and _cpu_only_torch():
+        return "cpu"
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
@@ -131,14 +133,25 @@ def backend_shown(settings: Settings) -> str:
 
     if settings.embedding_backend != "auto":
         return backend_label(settings.embedding_backend)
-    if settings.embedding_device == "auto" and "torch" not in sys.modules:
+    if settings.embedding_device == "auto" and "torch" not in sys.modules and not _cpu_only_torch():
         return "auto (chosen when the model loads)"
     return f"{backend_label(embedding_backend(settings, embedding_device(settings)))} (auto)"
 
 
+def _cpu_only_torch() -> bool:
+    """A CPU-only build of torch (its version ends in +cpu; none installed) sees no GPU: known from its
+    metadata, without importing torch, which costs an ingest on the CPU backends 2-8 s here."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch").endswith("+cpu")
+    except metadata.PackageNotFoundError:
+        return True
+
+
 def device_shown(settings: Settings) -> str:
     """What the status line says of the device, without importing torch to find out."""
-    if settings.embedding_device == "auto" and "torch" not in sys.modules:
+    if settings.embedding_device == "auto" and "torch" not in sys.modules and not _cpu_only_torch():
         return "auto (chosen when the model loads)"
     device = embedding_device(settings)
     shown = f"{device}, float16" if device.startswith("cuda") else device
