@@ -41,6 +41,7 @@ BACKENDS = ("torch", "onnx", "onnx-int8", "openvino")
 FAMILY = {"torch": "float", "onnx": "float", "openvino": "float", "auto": "float", "onnx-int8": "int8"}
 ONNX_FILE = {"onnx": "model-optimized.onnx", "onnx-int8": "model-int8.onnx"}
 OPENVINO_FILE = "openvino_model.xml"
+LENGTH_STEP = 32
 
 
 def cpu_flags() -> frozenset[str]:
@@ -238,7 +239,10 @@ class ExportedEncoder:
         self.pooling = Pooling(model_dir)
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_tokens)
-        self.tokenizer.enable_padding()
+        # Lengths padded to a multiple of 32: OpenVINO keeps compiled kernels per input shape, and a
+        # shape per length grew an ingest to 950 MB against 353 MB with 8 shapes (bench/RESULTS.md).
+        self.tokenizer.enable_padding(pad_to_multiple_of=LENGTH_STEP)
+        self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.backend = backend
         path = exported(model_dir, backend, root)
@@ -250,8 +254,9 @@ class ExportedEncoder:
         for start in range(0, len(texts), self.batch_size):
             batch = order[start : start + self.batch_size]
             encoded = self.tokenizer.encode_batch([texts[i] for i in batch])
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            # Rounding up past the window adds padding only: cut it back to the window.
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)[:, : max(self.max_tokens, LENGTH_STEP)]
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)[:, : ids.shape[1]]
             vectors = self.pooling(self.run({"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}), mask)
             if out.shape[1] == 0:
                 out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
