@@ -36,6 +36,13 @@ class Settings(BaseSettings):
         description="torch device for the embedding model: auto (CUDA when torch sees a GPU, else the CPU), cpu, cuda, cuda:1, mps, ... "
         "On CUDA the model runs in float16.",
     )
+    embedding_backend: Literal["auto", "torch", "onnx", "onnx-int8", "openvino"] = Field(
+        default="auto",
+        description="What runs the embedding model. auto: torch on a GPU, OpenVINO on the CPU (bfloat16 where the CPU has AVX-512 BF16 or AMX, "
+        "else float32). torch: sentence-transformers in float32 (float16 on CUDA). onnx: ONNX Runtime, float32. onnx-int8: ONNX Runtime with "
+        "int8 weights (its vectors differ: an index built with it is searched only with it). All but torch are exported once from the model "
+        "folder into DATA_DIR/encoders on first use.",
+    )
     embedding_batch_size: int = Field(default=64, ge=1, description="Texts per forward pass of the embedding model.")
     embedding_windows: Literal["all", "first"] = Field(
         default="all",

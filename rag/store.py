@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from rag.config import Settings
 
 MODEL_KEY = "embedding_model"
+# PAPERCHAT_EMBEDDING_BACKEND the index was built with; an index from before the setting was torch's.
+BACKEND_KEY = "embedding_backend"
 CATALOG_KEY = "catalog_id"
 # Chroma pages `get` internally, but a single huge response from a server is slow to
 # decode; 5,000 ids a page keeps each response under ~200 KB.
@@ -216,6 +218,19 @@ def _split_id(chunk_id: str) -> tuple[str, int]:
     return paper_id, int(index)
 
 
+def refuse_other_vectors(built_with: str, configured: str, description: str) -> None:
+    """Backends whose vectors agree (rag/encoders.FAMILY) may search each other's index; int8 and
+    float vectors differ enough to rank wrongly, so that mix is refused with the way out."""
+    from rag.encoders import FAMILY
+
+    if FAMILY.get(built_with, built_with) != FAMILY.get(configured, configured):
+        raise StoreError(
+            f"The index in {description} was built with PAPERCHAT_EMBEDDING_BACKEND={built_with}, whose vectors differ from "
+            f"{configured}'s enough to rank papers wrongly. Set PAPERCHAT_EMBEDDING_BACKEND={built_with} back, or rebuild the index "
+            f"with {configured}: a new PAPERCHAT_DATA_DIR (or a new PAPERCHAT_COLLECTION), then `paperchat ingest` again."
+        )
+
+
 def multilingual_collection(settings: Settings) -> str:
     """The collection holding the same chunks embedded by the multilingual model (rag/multilingual.py)."""
     return f"{settings.collection}-multilingual"
@@ -284,10 +299,11 @@ def make_store(
     catalog_id: str | None = None,
     collection: str | None = None,
     first_chunks: int | None = None,
+    backend: str | None = None,
 ) -> ChunkStore:
     """Build the store from settings. `create=False` (search, papers) fails with the fix when no index exists.
     `collection`: another collection than settings.collection, in the same place (the multilingual channel's);
-    `first_chunks`: see `ChunkStore`."""
+    `first_chunks`: see `ChunkStore`; `backend`: the embedding backend, recorded and checked (None: neither)."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
     from langchain_chroma import Chroma
@@ -305,7 +321,7 @@ def make_store(
         client = chromadb.PersistentClient(path=str(path), settings=ChromaSettings(anonymized_telemetry=False))
     try:
         with _answering(settings.chroma_url):
-            _check_collection(client, settings, name, description, model, create, catalog_id)
+            _check_collection(client, settings, name, description, model, create, catalog_id, backend)
     except Exception:
         client.close()  # refused, or not reachable: nothing keeps this client
         raise
@@ -313,8 +329,11 @@ def make_store(
     return ChunkStore(chroma, first_chunks, settings.chroma_url, None if settings.chroma_url else settings.chroma_dir)
 
 
-def _check_collection(client: Any, settings: Settings, name: str, description: str, model: str, create: bool, catalog_id: str | None) -> None:
-    """The collection exists (made when `create`), was filled from this catalogue and by this model."""
+def _check_collection(
+    client: Any, settings: Settings, name: str, description: str, model: str, create: bool, catalog_id: str | None, backend: str | None
+) -> None:
+    """The collection exists (made when `create`), was filled from this catalogue, by this model and a
+    backend whose vectors agree with `backend`'s."""
     from chromadb.errors import NotFoundError
 
     try:
@@ -322,7 +341,7 @@ def _check_collection(client: Any, settings: Settings, name: str, description: s
     except (NotFoundError, ValueError) as exc:
         if not create:
             raise NoIndexError(str(settings.data_dir)) from exc
-        metadata = {MODEL_KEY: model, **({CATALOG_KEY: catalog_id} if catalog_id else {})}
+        metadata = {MODEL_KEY: model, **({CATALOG_KEY: catalog_id} if catalog_id else {}), **({BACKEND_KEY: backend} if backend else {})}
         found = client.create_collection(name, metadata=metadata, configuration={"hnsw": {"space": "cosine"}})
     owner = (found.metadata or {}).get(CATALOG_KEY)
     if catalog_id and owner and owner != catalog_id:
@@ -338,3 +357,5 @@ def _check_collection(client: Any, settings: Settings, name: str, description: s
             f"but {model!r} is configured. Set PAPERCHAT_EMBEDDING_MODEL back, or use a new "
             "PAPERCHAT_COLLECTION (or a new PAPERCHAT_DATA_DIR) and ingest again."
         )
+    if backend:
+        refuse_other_vectors(str((found.metadata or {}).get(BACKEND_KEY, "torch")), backend, description)

@@ -21,6 +21,10 @@ from tests.fakes import HashingEmbeddings
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# The suite runs the encoder through torch: the CPU default (OpenVINO) exports the model once per
+# data directory (15-90 s here), and nearly every test makes its own. tests/test_encoders.py runs
+# each exported backend and checks it agrees with torch (cosine >= 0.999 on 1,000 chunks).
+os.environ.setdefault("PAPERCHAT_EMBEDDING_BACKEND", "torch")
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "seeds"
