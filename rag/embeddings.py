@@ -87,17 +87,20 @@ def make_embeddings(settings: Settings) -> Embeddings:
     model_dir = str(resolve_model_dir(settings.embedding_model))
 
     class LazyEmbeddings(Embeddings):
-        device: str | None = None  # resolved on first use, not asked of torch on every query
+        loaded: Embeddings | None = None  # on first use; device and backend are not asked again per query
 
         def _model(self) -> Embeddings:
-            hub_offline()  # every backend: the export reads the model folder through transformers
-            self.device = self.device or embedding_device(settings)
-            backend = embedding_backend(settings, self.device)
-            if backend == "torch":
-                return _load(model_dir, self.device, settings.embedding_batch_size)
-            from rag.encoders import load
+            if self.loaded is None:
+                hub_offline()  # every backend: the export reads the model folder through transformers
+                device = embedding_device(settings)
+                backend = embedding_backend(settings, device)
+                if backend == "torch":
+                    self.loaded = _load(model_dir, device, settings.embedding_batch_size)
+                else:
+                    from rag.encoders import load
 
-            return load(model_dir, backend, str(export_root(settings)), settings.embedding_batch_size, _max_tokens(Path(model_dir)))
+                    self.loaded = load(model_dir, backend, str(export_root(settings)), settings.embedding_batch_size, _max_tokens(Path(model_dir)))
+            return self.loaded
 
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
             return self._model().embed_documents(texts)
