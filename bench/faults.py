@@ -50,6 +50,7 @@ CHROMA = Path(sys.executable).with_name("chroma")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.app import free_port  # noqa: E402
 from rag.api import Paperchat  # noqa: E402
 from rag.config import Settings  # noqa: E402
 from rag.errors import PaperchatError  # noqa: E402
@@ -142,12 +143,6 @@ def agreement(settings: Settings, seams: dict[str, Any] | None = None) -> Agreem
         if channel is not None:
             channel.close()
         api.seams.close()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_until(ready: Callable[[], object], process: subprocess.Popen[Any] | None, timeout: float, what: str) -> float:

@@ -43,10 +43,10 @@ if str(ROOT) not in sys.path:  # run as a script: `bench.app` and this checkout'
     sys.path.insert(0, str(ROOT))
 
 from bench.app import free_port, rss_mb  # noqa: E402
+from rag.text import citations  # noqa: E402
 
 ICLR = ROOT.parent / "shared" / "data" / "iclr2026" / "papers.jsonl"
 SEEDS = ROOT / "seeds"
-CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
 # Questions about the 51 seeds (ICLR 2026 papers, so they also hold over the larger corpus), one
 # list per mode the endpoint takes; "auto" draws from all of them (and a Chinese one, which takes the
@@ -205,7 +205,7 @@ def _ask_problem(result: Any, question: str) -> str:
         return f"no answer document: {str(result)[:200]}"
     if result.get("question") != question:
         return f"answered another question: {result.get('question')!r}"
-    cited = {int(n) for group in CITATION.findall(result["answer"]) for n in group.split(",")}
+    cited = set(citations(result["answer"]))
     numbers = {s.get("n") for s in result.get("sources", [])}
     if not cited <= numbers:
         return f"cites {sorted(cited - numbers)} not among its sources {sorted(numbers)}"

@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from rag.evidence import sentences_of
 from rag.records import Group, Paper
-from rag.text import STOPWORDS, is_coined, is_instruction, readable, split_sentences
+from rag.text import STOPWORDS, is_coined, readable
 
 # Groups in a summary: about sqrt(n / 2) (8 papers → 2 groups, 50 → 5), at most this many.
 MAX_GROUPS = 6
@@ -86,7 +87,7 @@ def _words(paper: Paper) -> set[str]:
     # As the reader sees the text: "\textbf{I}nteraction-aware" is one word, not "nteraction-aware".
     # Without what a planted record says to an assistant: "previous instructions" labelled a topic
     # of the browser test's hostile corpus (tests/test_browser_hostile.py), shown in the map's legend.
-    said = " ".join(s for s in split_sentences(paper.abstract) if not is_instruction(s))
+    said = " ".join(sentences_of(paper))
     text = readable(said if paper.title_is_generated else f"{paper.quotable_title} {said}")
     # A name or acronym keeps its case ("MoLE", not "mole"); other words are folded.
     matches = list(_WORD.finditer(text))

@@ -66,14 +66,12 @@ SWEEP_EVERY_S = 3600
 
 def _write_download(folder: Path, name: str, text: str) -> str:
     path = folder / name
-    for attempt in (1, 2):
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except FileNotFoundError:  # another session's sweep removed the folder between the two lines
         folder.mkdir(parents=True, exist_ok=True)
-        try:
-            path.write_text(text, encoding="utf-8")
-            break
-        except FileNotFoundError:  # another session's sweep removed the folder between the two lines
-            if attempt == 2:
-                raise
+        path.write_text(text, encoding="utf-8")
     os.utime(folder)  # overwriting a file leaves its folder's time alone; the sweep reads that time
     return str(path)
 
