@@ -91,6 +91,20 @@ STOPWORDS = frozenset(
     propose proposed proposes present presents show shows shown new approach method methods model models novel results result study
     introduce introduces introduced however thus therefore often many well within without across toward towards one two three may might""".split()
 )
+# Words every ML abstract uses: as a topic label or a title's subject they say nothing.
+COMMON_ML_WORDS = frozenset(
+    """learning neural network networks data training large performance task tasks language existing models framework problem
+    experiments demonstrate achieve achieves various different improve improves improved state-of-the-art sota however while such
+    both more less than first key significant significantly effective efficient efficiently novel propose proposed based art state
+    significantly outperforms outperform benchmark benchmarks across wide range including through due time available open code
+    approach approaches method methods work works establish established empirical deep provide provides show shows study studies
+    result results paper introduce introduces present presents using use used enable enables allows new simple strong directly
+    baseline baselines practical even best better identify identifies parameter parameters whether still furthermore moreover
+    additionally specifically notably importantly finally overall analysis analyses remain remains remained remaining
+    unclear challenging limited address addresses principled lower higher larger smaller""".split()
+)
+# Manner adverbs ("empirically", "successfully", "substantially") say how, never what: no label.
+MANNER_ADVERB = re.compile(r"^[a-z]{4,}(?:ally|ully|ively|ntly|tly|ely|rly)$")
 # The stop words that still begin or end a term of the field ("world models", "model merging").
 TERM_HEADS = frozenset("model models method methods approach study".split())
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from rag.evidence import sentences_of
 from rag.records import Group, Paper
-from rag.text import STOPWORDS, is_coined, readable
+from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, is_coined, readable
 
 # Groups in a summary: about sqrt(n / 2) (8 papers → 2 groups, 50 → 5), at most this many.
 MAX_GROUPS = 6
@@ -29,20 +29,7 @@ PHRASE_SHARE = 0.6
 REPRESENTATIVES = 3
 # Words, and names that begin with a digit ("3DGS", not "DGS").
 _WORD = re.compile(r"(?<![A-Za-z0-9])\d+[A-Za-z][A-Za-z0-9\-]*|[A-Za-z][A-Za-z0-9\-]+")
-# Words every ML abstract uses; as a label they say nothing.
-_GENERIC = STOPWORDS | frozenset(
-    """learning neural network networks data training large performance task tasks language existing models framework problem
-    experiments demonstrate achieve achieves various different improve improves improved state-of-the-art sota however while such
-    both more less than first key significant significantly effective efficient efficiently novel propose proposed based art state
-    significantly outperforms outperform benchmark benchmarks across wide range including through due time available open code
-    approach approaches method methods work works establish established empirical deep provide provides show shows study studies
-    result results paper introduce introduces present presents using use used enable enables allows new simple strong directly
-    baseline baselines practical even best better identify identifies parameter parameters whether still furthermore moreover
-    additionally specifically notably importantly finally overall analysis analyses remain remains remained remaining
-    unclear challenging limited address addresses principled lower higher larger smaller""".split()
-)
-# Manner adverbs ("empirically", "successfully", "substantially") say how, never what: no label.
-_ADVERB = re.compile(r"^[a-z]{4,}(?:ally|ully|ively|ntly|tly|ely|rly)$")
+_GENERIC = STOPWORDS | COMMON_ML_WORDS
 
 
 def group(papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], max_groups: int = MAX_GROUPS, background: Sequence[Paper] = ()) -> list[Group]:
@@ -92,7 +79,7 @@ def _words(paper: Paper) -> set[str]:
     # A name or acronym keeps its case ("MoLE", not "mole"); other words are folded.
     matches = list(_WORD.finditer(text))
     words = [m.group() if is_coined(m.group()) else m.group().lower() for m in matches]
-    usable = [w.lower() not in _GENERIC and not _ADVERB.match(w) and len(w) > 3 for w in words]
+    usable = [w.lower() not in _GENERIC and not MANNER_ADVERB.match(w) and len(w) > 3 for w in words]
     found = {w for w, ok in zip(words, usable, strict=True) if ok}
     for i in range(len(words) - 1):
         # Two neighbours with only a space between: "Splatting (3DGS)" is no phrase.

@@ -86,7 +86,7 @@ def test_fallback_to_first_sentence_when_no_contribution_sentence() -> None:
         (  # "no." is "number" only before a digit ("No. 5")
             "Are small benchmarks reliable? In many scenarios, we find that the answer is no. "
             "We introduce a meta-evaluation measure for micro-benchmarking that predicts ranking agreement.",
-            "Meta-evaluation measure for micro-benchmarking that predicts ranking agreement",
+            "Meta-evaluation measure for micro-benchmarking",  # "that predicts ..." is a clause
         ),
         (  # a Greek or lower-case variable is not an initial
             "We study kernels for contrastive learning up to some error tolerance ε. "
@@ -169,3 +169,45 @@ def test_max_words_is_respected() -> None:
 def test_deterministic() -> None:
     abstract = "We propose QuillNet, a lightweight parser for noisy handwritten receipts."
     assert make_label(abstract) == make_label(abstract)
+
+
+def test_a_label_without_its_subject_gets_the_phrase_the_abstract_repeats() -> None:
+    abstract = (
+        "Receipt parsing on phones is slow. We propose QuillNet, a lightweight parser. "
+        "QuillNet reads handwritten receipts in one pass, and handwritten receipts are common."
+    )
+    assert make_label(abstract) == "QuillNet: lightweight parser for handwritten receipts"
+
+
+def test_the_subject_phrase_is_never_a_verb_a_participle_or_a_citation() -> None:
+    abstract = (
+        "We propose QuillNet, a lightweight parser. To parse receipts we perform decoding passes, "
+        "and QuillNet can perform decoding passes on phones. Bloggs et al showed et al results. "
+        "Predicted receipts and predicted receipts follow; scanned ink improved, scanned ink improved."
+    )
+    label = make_label(abstract)
+    assert label.startswith("QuillNet: lightweight parser")
+    for wrong in ("perform", "predicted", "improved", "et al", "Bloggs"):
+        assert wrong not in label.removeprefix("QuillNet: lightweight parser"), label
+
+
+def test_a_clause_after_the_described_thing_is_cut() -> None:
+    abstract = "We present ChemBot, a multi-agent system that reframes condition prediction as a debate among agents."
+    assert make_label(abstract) == "ChemBot: multi-agent system"
+    purpose = "We study steganography capabilities in frontier models to understand the risk they pose."
+    assert make_label(purpose) == "Steganography capabilities in frontier models"
+
+
+def test_a_clause_about_the_name_is_no_description_of_it() -> None:
+    abstract = (
+        "Decoders recompute every position. We propose LockStep: when a token position is stable, "
+        "we lock it. LockStep skips stable token positions."
+    )
+    label = make_label(abstract)
+    assert not label.lower().startswith("lockstep: when"), label
+    assert label.startswith("LockStep")
+
+
+def test_a_stranded_participle_does_not_end_a_label() -> None:
+    abstract = "We present Octo, a suite of classic arcade game environments implemented, in JAX, for speed."
+    assert not make_label(abstract).endswith("implemented")
