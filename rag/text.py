@@ -242,23 +242,33 @@ def language_of(text: str) -> str:
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget)\b[^.]{0,40}\b(?:instructions?|prompts?|rules|above)\b"
     r"|\b(?:system prompt|as an ai|you are (?:now )?(?:an?|the) (?:assistant|ai|language model|chatbot))\b"
-    r"|\b(?:reply|respond|answer|say|state|tell the user)\b[^.]{0,30}\b(?:that|with|only)\b[^.]{0,60}\b(?:best|must|always)\b",
+    r"|\b(?:reply|respond|answer|say|state|tell the user)\b[^.]{0,30}\b(?:that|with|only)\b[^.]{0,60}\b(?:best|must|always)\b"
+    # The same in Chinese: "忽略以上所有指令", "你现在是一个助手", "系统提示".
+    r"|(?:忽略|无视|忽视|忘记|忘掉|不要理会)[^。]{0,20}(?:指令|指示|提示词|规则)"
+    r"|你现在是|系统提示|(?:回答|回复|告诉用户)[^。]{0,20}(?:只|必须|总是)",
     re.IGNORECASE,
 )
 
 
 def is_instruction(sentence: str) -> bool:
     """Whether a sentence addresses an assistant, read as a reader sees it: a zero-width space or a
-    bidi control inside "Ig\u200bnore" is invisible on the page and to a model, and full-width
-    letters read the same, so neither may slip a planted instruction past the pattern."""
+    bidi control inside "Ig\u200bnore" is invisible on the page and to a model, full-width letters
+    read the same, and so does a Cyrillic "о" in "ignоre"; none may slip a planted instruction past
+    the pattern."""
     return bool(_INSTRUCTION.search(as_seen(sentence)))
 
 
 def as_seen(text: str) -> str:
-    """`text` without the invisible format characters (Unicode category Cf: zero-width spaces and
-    joiners, bidi controls, soft hyphens), compatibility forms folded (NFKC): what a reader takes
-    it to say, for matching only; the stored and shown text keeps its characters."""
-    return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    """`text` as a reader takes it, for matching only (the stored and shown text keeps its
+    characters): without the invisible format characters (Unicode category Cf: zero-width spaces and
+    joiners, bidi controls, soft hyphens), compatibility forms folded (NFKC), and letters of other
+    scripts that look Latin ("Іgnоrе", Cyrillic) transliterated by anyascii. Chinese stays as it is."""
+    folded = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    if folded.isascii():
+        return folded
+    from anyascii import anyascii
+
+    return "".join(c if c.isascii() or CJK.match(c) else anyascii(c) for c in folded)
 
 
 # -- LaTeX --------------------------------------------------------------------------------
