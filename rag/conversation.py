@@ -30,6 +30,11 @@ log = logging.getLogger(__name__)
 MAX_REWRITE_CHARS = 500
 # Earlier questions shown to the rewrite: the last few carry the topic.
 REWRITE_TURNS = 3
+# The longest conversation one history (or one browser session) holds. Follow-ups read only the last
+# few turns, but the app keeps every turn's document and source cards (4.6-16 KB and up to ~15 KB
+# of cards a turn, on the seeds) for the export: 50 turns bound a session near 1.5 MB, and the
+# app's 1,000 sessions (ui/app.MAX_SESSIONS) near 1.5 GB.
+MAX_TURNS = 50
 
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "last": -1,
@@ -136,6 +141,11 @@ def turns_from_history(history: object) -> list[Turn]:
     {"q": question, "result": what `ask --json` printed for it}."""
     if not isinstance(history, list):
         raise PaperchatError('The history must be a JSON list of earlier turns, oldest first: [{"q": "...", "result": {...}}, ...].')
+    if len(history) > MAX_TURNS:
+        raise PaperchatError(
+            f"The history has {len(history):,} turns; a conversation holds at most {MAX_TURNS}. "
+            f"Pass the last {MAX_TURNS} (follow-ups read only the most recent), or start a new conversation."
+        )
     turns: list[Turn] = []
     for number, item in enumerate(history, start=1):
         if not isinstance(item, dict) or not isinstance(item.get("q"), str):

@@ -602,3 +602,22 @@ def test_the_sessions_the_app_keeps_in_memory_are_bounded_in_number_and_time(api
         assert "session-0" not in demo.state_holder and f"session-{MAX_SESSIONS + 19}" in demo.state_holder  # the oldest went
     finally:
         demo.close()
+
+
+def test_a_conversation_stops_at_its_turn_limit_with_what_to_do(seeded: Paperchat) -> None:
+    import gradio as gr
+
+    from rag.conversation import MAX_TURNS, turns_from_history
+    from ui.handlers import Handlers
+
+    on = Handlers(seeded)
+    one = {"q": "What does SureLock do?", "result": seeded.ask("What does SureLock do?").to_json()}
+    below = [one] * (MAX_TURNS - 1)
+    outputs = list(on.ask("What is ReST-KV?", "auto", [], below, []))
+    assert len(outputs[-1][3]) == MAX_TURNS  # the last turn that fits is answered and kept
+    with pytest.raises(gr.Error, match=r"50 turns.*Export conversation.*Clear"):
+        list(on.ask("And its speed?", "auto", [], outputs[-1][3], []))
+    # The same bound on a history passed to the API or `paperchat ask --history`.
+    assert len(turns_from_history([one] * MAX_TURNS)) == MAX_TURNS
+    with pytest.raises(Exception, match=r"51 turns.*at most 50.*last 50"):
+        turns_from_history([one] * (MAX_TURNS + 1))

@@ -20,7 +20,7 @@ from typing import Any
 import gradio as gr
 
 from rag.api import Paperchat
-from rag.conversation import turns_from_history
+from rag.conversation import MAX_TURNS, turns_from_history
 from rag.corpus import SUPPORTED_SUFFIXES
 from rag.errors import PaperchatError
 from rag.language import question_language
@@ -153,6 +153,11 @@ class Handlers:
         """Yields the chat outputs: chatbot, question box, sources panel, turns, cards, export,
         table (Markdown), table (CSV)."""
         question = self.checked(question)
+        if len(turns) >= MAX_TURNS:
+            raise gr.Error(
+                f"This conversation has {len(turns)} turns, the most one keeps. Download it with "
+                "'Export conversation (Markdown)', then press Clear to start a new one."
+            )
         number = len(turns) + 1
         # The words around this turn while it streams; its answer says its language when it is done.
         language = question_language(question)
