@@ -354,12 +354,13 @@ def _subject_phrase(text: str, label: str) -> str:
     return " ".join(w if is_coined(w) else w.lower() for w in surface[best])
 
 
-def _with_subject(label: str, text: str, max_words: int) -> str:
-    """`label` "for" the abstract's subject phrase, when it lacks one and the limits allow."""
+def _with_subject(label: str, text: str, max_words: int, bare_name: bool) -> str:
+    """`label` "for" the abstract's subject phrase, when it lacks one and the limits allow; a bare
+    name gets it as its description ("SureLock: token positions"), so the name still heads the label."""
     if len(key_terms(label)) >= SUBJECT_BELOW_WORDS:
         return label
     subject = _subject_phrase(text, label)
-    longer = f"{label} for {subject}"
+    longer = f"{label}: {subject}" if bare_name else f"{label} for {subject}"
     fits = len(longer) <= MAX_LABEL_CHARS and len(longer.split()) <= max_words
     return longer if subject and fits else label
 
@@ -411,7 +412,7 @@ def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_
         label = _capitalise(_fallback_gist(sentences, gist_words))
     label = _bound_length(label, gist_words)
     if label:
-        label = _with_subject(label, text, max_words)
+        label = _with_subject(label, text, max_words, bare_name=name is not None and label == name.text)
     if not label:
         # Abstracts that are all math or symbols: any words beat an empty label.
         label = _bound_length(re.sub(r"[$\\{}^_]", " ", abstract), max_words) or "Untitled paper"

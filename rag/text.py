@@ -190,6 +190,8 @@ def title_name(title: str, title_is_generated: bool) -> str:
     first that merely mention a rare gene name ("ALDH1") cost BM25 0.2 of nDCG@10."""
     head, colon, _ = title.partition(":")
     words = head.split()
+    if not colon and title_is_generated and len(words) == 1 and is_coined(head):
+        return head  # a label that is the name alone
     if not colon or not 0 < len(words) <= MAX_NAME_WORDS:
         return ""
     return " ".join(words) if title_is_generated or any(is_coined(w) for w in words) else ""
