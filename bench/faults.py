@@ -2,8 +2,8 @@
 disk full, its catalogue or BM25 index damaged; what each leaves behind (nothing lost) and how it
 comes back.
 
-    .venv/bin/python bench/faults.py [--papers 110] [--kills 10] [--seed 17] [--runs kill,serve,chroma,disk,damage]
-                                     [--env NAME=VALUE ...]
+    .venv/bin/python bench/faults.py [--papers 110] [--kills 10] [--seed 17] [--runs kill,serve,chroma,disk,damage,store]
+                                     [--store-papers 700] [--env NAME=VALUE ...]
 
 - kill: `paperchat ingest` SIGKILLed at `--kills` random points (seeded delays after its progress bar
   appears), each on an index that already holds papers and followed by an ingest that completes it;
@@ -17,6 +17,9 @@ comes back.
   indexed before lost, and the same Paperchat completing it once space is freed.
 - damage: the BM25 folder overwritten with garbage (rebuilt from the catalogue by itself), then the
   catalogue (a clear error, and `paperchat ingest --rebuild`).
+- store: a local Chroma folder damaged three ways (STORE_DAMAGE), each on a fresh index of
+  `--store-papers` papers: what a search and an ingest say, then `paperchat ingest --rebuild`, after
+  which the store agrees with the catalogue and chunks are found by their own vectors.
 
 Data: the first N records of ../shared/data/iclr2026/papers.jsonl, written to a temporary .jsonl.
 Every process is a real `paperchat` with the bundled model; the language model is off
@@ -548,6 +551,74 @@ def _rebuild_with_cli(settings: Settings, records: Path) -> None:
         raise RuntimeError(done.stderr[-2000:])
 
 
+# -- f: a damaged Chroma folder ----------------------------------------------------------------------------
+
+# How a local Chroma folder is damaged: its SQLite file overwritten, a vector segment's files
+# overwritten, a vector segment cut short (what a write killed mid-flush leaves; Chroma's engine
+# crashed the process on it, chroma-core/chroma#7238, until rag.store_damage checked for it).
+STORE_DAMAGE = ("sqlite", "segment overwritten", "segment truncated")
+
+
+@dataclass
+class StoreDamage:
+    shape: str
+    chunks: int  # in the store before the damage (a vector segment is written from about 1,000)
+    message: str  # what a search says
+    ingest_message: str  # what a plain `paperchat ingest` of the same files says
+    rebuilt_papers: int
+    rebuild_s: float
+    agrees: bool  # store, channel and BM25 equal the catalogue after the rebuild
+    found_by_own_vector: str  # of a sample of chunks, searched by their own vector
+
+
+def store_damage_run(
+    folder: Path, papers: int, shape: str, seams: dict[str, Any] | None = None, rebuild: Callable[[Settings, Path], None] | None = None
+) -> StoreDamage:
+    records = write_records(folder / "papers.jsonl", 0, papers)
+    settings = Settings(data_dir=folder / "data", multilingual=False, llm_backend="none", _env_file=None)  # type: ignore[call-arg]
+    api = Paperchat(settings, **(seams or {}))
+    chunks = api.ingest([records]).chunks
+    api.seams.close()
+    garbage = random.Random(0).randbytes(4096)
+    segments = sorted(p for p in settings.chroma_dir.glob("*/data_level0.bin"))
+    if shape == "sqlite":
+        (settings.chroma_dir / "chroma.sqlite3").write_bytes(garbage)
+    elif not segments:
+        raise RuntimeError(f"{chunks} chunks wrote no vector segment; use more papers")
+    elif shape == "segment overwritten":
+        for part in settings.chroma_dir.glob("*/*.bin"):
+            part.write_bytes(garbage)
+    else:
+        for part in segments:
+            part.write_bytes(part.read_bytes()[:1000])
+    messages = []
+    for attempt in (lambda a: a.search("diffusion", 3), lambda a: a.ingest([records])):
+        try:
+            attempt(Paperchat(settings, **(seams or {})))
+            messages.append("(no error)")
+        except PaperchatError as exc:
+            messages.append(str(exc))
+    began = time.monotonic()
+    (rebuild or _rebuild_with_cli)(settings, records)
+    rebuild_s = time.monotonic() - began
+    check = agreement(settings, seams)
+    return StoreDamage(shape, chunks, *messages, check.papers, round(rebuild_s, 1), check.ok and check.papers == papers, _own_vectors(settings))
+
+
+def _own_vectors(settings: Settings, sample: int = 200) -> str:
+    import chromadb
+
+    client = chromadb.PersistentClient(path=str(settings.chroma_dir))
+    try:
+        got = client.get_collection(settings.collection).get(include=["embeddings"])
+        ids, vectors = got["ids"], got["embeddings"]
+        picked = random.Random(0).sample(range(len(ids)), min(sample, len(ids)))
+        found = client.get_collection(settings.collection).query(query_embeddings=[vectors[i] for i in picked], n_results=1)["ids"]
+        return f"{sum(found[k][0] == ids[i] for k, i in enumerate(picked))}/{len(picked)}"
+    finally:
+        client.close()
+
+
 # -- the bench ----------------------------------------------------------------------------------------------
 
 
@@ -559,6 +630,7 @@ class Report:
     chroma: ChromaOutage | None = None
     disk: DiskFull | str | None = None
     damage: Damage | None = None
+    store: list[StoreDamage] = field(default_factory=list)
 
 
 def main() -> None:
@@ -568,7 +640,8 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=110)
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--runs", default="kill,serve,chroma,disk,damage")
+    parser.add_argument("--runs", default="kill,serve,chroma,disk,damage,store")
+    parser.add_argument("--store-papers", type=int, default=700, help="papers for the damaged-store run (a vector segment needs ~1,000 chunks)")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the paperchat processes (e.g. PAPERCHAT_MULTILINGUAL=false)")
     args = parser.parse_args()
     if not ICLR.exists():
@@ -578,7 +651,7 @@ def main() -> None:
     report = Report()
     with tempfile.TemporaryDirectory(prefix="paperchat-faults-") as tmp:
         base = Path(tmp)
-        for name in ("kill", "serve", "chroma", "disk", "damage"):
+        for name in ("kill", "serve", "chroma", "disk", "damage", "store"):
             (base / name).mkdir()
         if "kill" in runs:
             report.kills, report.answers = kill_ingest_run(base / "kill", args.papers, args.kills, args.seed, extra)
@@ -591,6 +664,9 @@ def main() -> None:
             report.disk = disk_full_run(base / "disk", args.papers // 2, args.papers // 2) if mountable else "skipped: needs root to mount a tmpfs"
         if "damage" in runs:
             report.damage = damage_run(base / "damage", args.papers // 2)
+        if "store" in runs:
+            for n, shape in enumerate(STORE_DAMAGE):
+                report.store.append(store_damage_run(base / "store" / str(n), args.store_papers, shape))
     print_report(report, args, extra)
 
 
@@ -604,6 +680,12 @@ def print_report(report: Report, args: argparse.Namespace, extra: dict[str, str]
             print("| " + " | ".join(map(str, row)) + " |")
         survived = sum(k.agrees and not k.lost for k in report.kills)
         print(f"\nkills survived {survived}/{len(report.kills)}, papers lost {sum(k.lost for k in report.kills)}; then {report.answers}\n")
+    if report.store:
+        print("| store damage | chunks | a search says | an ingest says | rebuilt papers | rebuild s | agrees | found by own vector |")
+        print("|---|---:|---|---|---:|---:|---|---|")
+        for d in report.store:
+            print(f"| {d.shape} | {d.chunks} | {d.message} | {d.ingest_message} | {d.rebuilt_papers} | {d.rebuild_s} | {d.agrees} | {d.found_by_own_vector} |")
+        print()
     for name in ("serve", "chroma", "disk", "damage"):
         value = getattr(report, name)
         if value is not None:

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rag.errors import CatalogError
+from rag.errors import CatalogError, damaged
 from rag.records import Paper
 
 SCHEMA = """
@@ -62,11 +62,7 @@ def _intact(path: Path) -> Iterator[None]:
     except sqlite3.DatabaseError as exc:
         if (exc.sqlite_errorcode & 0xFF) not in _DAMAGED:  # the low byte: the primary code of an extended one
             raise
-        raise CatalogError(
-            f"The paper catalogue {path} is damaged ({exc}), so the index cannot be read. Rebuild it: stop `paperchat serve` "
-            "if it runs, then `paperchat ingest --rebuild PATH ...` with the files you had ingested (the app's uploads are kept "
-            f"in {path.parent / 'uploads'}); every paper is embedded again."
-        ) from exc
+        raise CatalogError(damaged("paper catalogue", path, str(exc), path.parent)) from exc
 
 
 class Catalog:

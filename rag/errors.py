@@ -83,3 +83,13 @@ def _free_bytes(folder: Path) -> int:
 
 class CatalogError(PaperchatError):
     """The paper catalogue (the SQLite commit record) is damaged or not a catalogue."""
+
+
+def damaged(what: str, path: Path, reason: str, data_dir: Path) -> str:
+    """What to do about a damaged part of the index (the catalogue, the vector store): the one way
+    back, the same for each."""
+    return (
+        f"The {what} {path} is damaged ({reason}), so the index cannot be read. Rebuild it: stop `paperchat serve` "
+        "if it runs, then `paperchat ingest --rebuild PATH ...` with the files you had ingested (the app's uploads are kept "
+        f"in {data_dir / 'uploads'}); every paper is embedded again."
+    )

@@ -14,13 +14,11 @@ the name is `rag.label_names`; sentences and LaTeX styles come from `rag.text`.
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
-from collections import Counter
 
 from rag.label_names import ADVERBS, INTRO_VERB, NAMING_RE, Name, expansion_of, find_name
-from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, TERM_HEADS, is_coined, key_terms, split_sentences, stem_words, unwrap_latex_styles
+from rag.label_subjects import PARTICIPLE, SUBJECT_MAX_WORDS, subject_phrase
+from rag.text import key_terms, split_sentences, unwrap_latex_styles
 
 # Users see labels in a one-line list; longer strings get truncated by the UI.
 MAX_LABEL_CHARS = 100
@@ -41,12 +39,6 @@ MIN_FALLBACK_GIST_WORDS = 6
 # A title names its subject as well as its device ("SureLock: locking converged tokens for masked
 # diffusion decoding"); a label with fewer content words than this gets the abstract's subject phrase.
 SUBJECT_BELOW_WORDS = 8
-# The subject is a phrase the abstract repeats: said once, it is a detail.
-SUBJECT_MIN_MENTIONS = 2
-SUBJECT_MIN_WORDS = 2
-SUBJECT_MAX_WORDS = 4
-# Words of the field that end a subject phrase but never make one alone.
-SUBJECT_HEADS = TERM_HEADS | frozenset("learning network networks training data framework language".split())
 
 # Vague openers of a descriptive phrase; "a novel, simple yet effective
 # framework" carries no more information than "framework". Words that do
@@ -135,10 +127,6 @@ _FALLBACK_BOUNDARY_RE = re.compile(
     r",(?!\d)|;|:| — |\s(?:that|which|where|whereby|while|whose"
     r"|" + _AND_VERB + r")\s"
 )
-_PARTICIPLE = re.compile(r"[a-z]{3,}(?<!e)ed")
-_VERB_CUES = frozenset("we to can cannot will also it they".split())
-_CITATION_WORDS = frozenset({"et", "al"})
-_MODIFIER_SUFFIX = re.compile(r"-(?:based|wise|aware|free|guided|driven|like|style|level|specific)$")
 # A clause that says what the thing does or is for ("... to better understand the risk they pose",
 # "... that reframes condition prediction as ..."): a title names the thing and stops before it.
 _PURPOSE_VERBS = (
@@ -215,7 +203,7 @@ def _trim_trailing(words: list[str]) -> list[str]:
     while words:
         stripped = words[-1].rstrip(",;:.!?—-([" + _QUOTES)
         # A stranded participle ("environments implemented", "through controlled") ends a clause, not a title.
-        if not stripped or stripped.lower() in TRAILING_STOP or _PARTICIPLE.fullmatch(stripped):
+        if not stripped or stripped.lower() in TRAILING_STOP or PARTICIPLE.fullmatch(stripped):
             words.pop()
         elif stripped != words[-1]:
             words[-1] = stripped
@@ -304,62 +292,12 @@ def _fallback_gist(sentences: list[str], max_words: int) -> str:
     return ""
 
 
-def _subject_phrase(text: str, label: str) -> str:
-    """The abstract's most repeated phrase of two to four content words that the label lacks.
-
-    RAKE's idea (phrases are the runs between stop words, scored by how often their words occur),
-    with the field's own common words as stops; hand-written because RAKE and YAKE score single
-    words and generic phrases high ("deep learning", "extensive experiments"), and YAKE's top
-    keyphrase as a whole title scored 0.082 on the titles bench.
-    """
-    tokens = re.findall(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|\S", text)
-    # A word the abstract uses as a verb ("we perform", "to generate") is no part of a subject.
-    verbs = {w.lower() for cue, w in itertools.pairwise(tokens) if cue.lower() in _VERB_CUES}
-    runs: list[list[str]] = [[]]
-    for token in tokens:
-        word = token.lower()
-        if len(token) > 1 and token[0].isalpha() and (word not in STOPWORDS or word in TERM_HEADS) and not (
-            MANNER_ADVERB.match(word) or word in verbs or word in _CITATION_WORDS
-        ):
-            runs[-1].append(token)
-        elif runs[-1]:
-            runs.append([])
-    stems = [stem_words([w.lower() for w in run]) for run in runs]
-    pairs = [(w.lower(), s) for run, run_stems in zip(runs, stems, strict=True) for w, s in zip(run, run_stems, strict=True)]
-    word_counts = Counter(s for w, s in pairs if w not in COMMON_ML_WORDS)
-    mentions: Counter[tuple[str, ...]] = Counter()
-    surface: dict[tuple[str, ...], list[str]] = {}
-    for run, run_stems in zip(runs, stems, strict=True):
-        for n in range(SUBJECT_MIN_WORDS, SUBJECT_MAX_WORDS + 1):
-            for i in range(len(run) - n + 1):
-                first, last = run[i].lower(), run[i + n - 1].lower()
-                # "brain foundation model" may end on a word of the field, never begin with one;
-                # "predicted weights" or "tokens processed" and "block-wise" modify, they do not name.
-                if first in COMMON_ML_WORDS or (last in COMMON_ML_WORDS and last not in SUBJECT_HEADS):
-                    continue
-                if _PARTICIPLE.fullmatch(first) or _PARTICIPLE.fullmatch(last) or _MODIFIER_SUFFIX.search(last):
-                    continue
-                key = tuple(run_stems[i : i + n])
-                mentions[key] += 1
-                surface.setdefault(key, run[i : i + n])
-    have = set(stem_words(re.findall(r"[a-z0-9]+", label.lower())))
-    scored = [
-        (sum(word_counts[s] for s in key) * math.sqrt(count), key)
-        for key, count in mentions.items()
-        if count >= SUBJECT_MIN_MENTIONS and not have.intersection(key)
-    ]
-    if not scored:
-        return ""
-    best = max(scored)[1]
-    return " ".join(w if is_coined(w) else w.lower() for w in surface[best])
-
-
 def _with_subject(label: str, text: str, max_words: int, bare_name: bool) -> str:
     """`label` "for" the abstract's subject phrase, when it lacks one and the limits allow; a bare
     name gets it as its description ("SureLock: token positions"), so the name still heads the label."""
     if len(key_terms(label)) >= SUBJECT_BELOW_WORDS:
         return label
-    subject = _subject_phrase(text, label)
+    subject = subject_phrase(text, label)
     longer = f"{label}: {subject}" if bare_name else f"{label} for {subject}"
     fits = len(longer) <= MAX_LABEL_CHARS and len(longer.split()) <= max_words
     return longer if subject and fits else label

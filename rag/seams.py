@@ -285,13 +285,14 @@ class Seams:
 
     def wipe_index(self) -> None:
         """Delete this data directory's index: the catalogue, both Chroma collections and the BM25
-        index (`paperchat ingest --rebuild`, the way back from a damaged catalogue). Uploaded files
+        index (`paperchat ingest --rebuild`, the way back from a damaged catalogue or store). Uploaded files
         stay, to be ingested again. Under the ingest lock: no ingest writes meanwhile."""
-        from rag.store import drop_collection, multilingual_collection
+        from rag.store import drop_collection, multilingual_collection, remove_damage
 
         settings = self.settings
         with self.ingest_lock(), self._lock:
             self.close()
+            remove_damage(settings)
             for built in ("catalog", "lexical"):
                 self.__dict__.pop(built, None)
             self._lexical_version = None

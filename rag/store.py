@@ -8,6 +8,8 @@ Distances become higher-is-better scores here and nowhere else.
 from __future__ import annotations
 
 import functools
+import logging
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -16,6 +18,9 @@ from urllib.parse import urlparse
 
 from rag.errors import NoIndexError, PaperchatError, StoreError, disk_full
 from rag.records import Chunk, ChunkHit
+from rag.store_damage import check_segments, damaged_segments, damaged_store
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from langchain_chroma import Chroma
@@ -63,6 +68,8 @@ def _said(method: Method) -> Method:
             self.failed = True
             if (full := disk_full(exc, self.folder)) is not None:
                 raise full from exc
+            if (broken := damaged_store(exc, self.folder)) is not None:
+                raise broken from exc
             raise
 
     return cast(Method, call)
@@ -252,14 +259,13 @@ def forget_local_clients() -> None:
 
 def drop_collection(settings: Settings, name: str) -> None:
     """Delete a collection of this store, if it exists (and the store does)."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
     from chromadb.errors import NotFoundError
 
     if settings.chroma_url:
         client: Any = _server_client(settings)
     elif settings.chroma_dir.exists():
-        client = chromadb.PersistentClient(path=str(settings.chroma_dir), settings=ChromaSettings(anonymized_telemetry=False))
+        check_segments(settings.chroma_dir)
+        client = _local_client(settings.chroma_dir)
     else:
         return
     try:
@@ -267,6 +273,36 @@ def drop_collection(settings: Settings, name: str) -> None:
             client.delete_collection(name)
     finally:
         client.close()  # an open client keeps the folder's engine alive (ChunkStore.close says why that matters)
+
+
+def remove_damage(settings: Settings) -> None:
+    """Before a rebuild (`paperchat ingest --rebuild`): delete what of a local store is damaged, so
+    the rebuild starts clean: a vector segment Chroma's engine would crash on, or the whole folder
+    when Chroma cannot open it at all (its other collections could not be read either)."""
+    if settings.chroma_url or not settings.chroma_dir.exists():
+        return
+    for segment, reason in damaged_segments(settings.chroma_dir):
+        log.warning("Deleting the damaged vector segment %s (%s)", segment, reason)
+        shutil.rmtree(segment)
+    try:
+        _local_client(settings.chroma_dir).close()
+    except StoreError as exc:
+        log.warning("Deleting the Chroma folder %s, which cannot be opened: %s", settings.chroma_dir, exc)
+        shutil.rmtree(settings.chroma_dir)
+
+
+def _local_client(path: Path) -> Any:
+    """A client of the local Chroma folder `path`; damaged files are the StoreError that says how to rebuild."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    try:
+        return chromadb.PersistentClient(path=str(path), settings=ChromaSettings(anonymized_telemetry=False))
+    except Exception as exc:
+        forget_local_clients()  # Chroma caches the half-made client: the next try would meet it, not the folder
+        if (broken := damaged_store(exc, path)) is not None:
+            raise broken from exc
+        raise
 
 
 def _server_client(settings: Settings) -> Any:
@@ -304,8 +340,6 @@ def make_store(
     """Build the store from settings. `create=False` (search, papers) fails with the fix when no index exists.
     `collection`: another collection than settings.collection, in the same place (the multilingual channel's);
     `first_chunks`: see `ChunkStore`; `backend`: the embedding backend, recorded and checked (None: neither)."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
     from langchain_chroma import Chroma
 
     name = collection or settings.collection
@@ -318,12 +352,15 @@ def make_store(
             raise NoIndexError(str(settings.data_dir))
         path.mkdir(parents=True, exist_ok=True)
         description = f"Chroma at {path} (collection {name})"
-        client = chromadb.PersistentClient(path=str(path), settings=ChromaSettings(anonymized_telemetry=False))
+        check_segments(path)
+        client = _local_client(path)
     try:
         with _answering(settings.chroma_url):
             _check_collection(client, settings, name, description, model, create, catalog_id, backend)
-    except Exception:
+    except Exception as exc:
         client.close()  # refused, or not reachable: nothing keeps this client
+        if not settings.chroma_url and (broken := damaged_store(exc, settings.chroma_dir)) is not None:
+            raise broken from exc
         raise
     chroma = Chroma(client=client, collection_name=name, embedding_function=embeddings)
     return ChunkStore(chroma, first_chunks, settings.chroma_url, None if settings.chroma_url else settings.chroma_dir)

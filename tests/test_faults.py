@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bench.faults import can_mount, chroma_outage_run, damage_run, disk_full_run, kill_ingest_run, serve_kill_run
+from bench.faults import STORE_DAMAGE, can_mount, chroma_outage_run, damage_run, disk_full_run, kill_ingest_run, serve_kill_run, store_damage_run
 from rag import cli
 from rag.api import Paperchat
 from rag.chunking import approx_token_counts
@@ -109,3 +109,23 @@ def test_a_damaged_bm25_folder_is_rebuilt_and_a_damaged_catalogue_says_how_to_re
     message = result.catalogue_message
     assert "catalogue" in message and "is damaged (file is not a database)" in message and "paperchat ingest --rebuild" in message, message
     assert result.rebuilt_papers == 30 and result.agrees
+
+
+@pytest.mark.integration
+@needs_iclr
+@pytest.mark.parametrize("shape", STORE_DAMAGE)
+def test_a_damaged_chroma_folder_says_how_to_rebuild_and_the_rebuild_restores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str) -> None:
+    from typer.testing import CliRunner
+
+    def rebuild(settings: Settings, records: Path) -> None:
+        monkeypatch.setattr(cli, "_api", lambda: Paperchat(settings, **fake_seams()))
+        result = CliRunner().invoke(cli.app, ["ingest", "--rebuild", str(records), "--json"])
+        assert result.exit_code == 0, result.output
+
+    # 700 papers: about 1,250 chunks, past the ~1,000 at which Chroma first writes a vector segment.
+    result = store_damage_run(tmp_path, 700, shape, seams=fake_seams(), rebuild=rebuild)
+    for said in (result.message, result.ingest_message):
+        # Never a crash (a truncated segment took the process down with SIGSEGV) nor Chroma's bare words.
+        assert "vector store" in said and "is damaged" in said and "paperchat ingest --rebuild" in said, said
+    assert result.rebuilt_papers == 700 and result.agrees
+    assert result.found_by_own_vector == "200/200"

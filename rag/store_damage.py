@@ -1,0 +1,60 @@
+"""A local Chroma folder's damage: found before Chroma's engine crashes on it, and said with the way back."""
+
+from __future__ import annotations
+
+import re
+import struct
+import time
+from pathlib import Path
+
+from rag.errors import StoreError, damaged
+
+# What Chroma's local engine says when its files are damaged: SQLite's own words for a file that is
+# not (or no longer) a database, and the engine's for a vector segment it cannot read.
+_DAMAGED_ENGINE = re.compile(r"file is not a database|database disk image is malformed|Error loading hnsw index|Error finding id")
+SETTLE_S = 1.0
+_HNSW_HEADER = struct.Struct("<IQQQQ")  # hnswlib's header.bin: version, offsetLevel0, max_elements, cur_element_count, size_data_per_element
+
+
+def damaged_store(exc: BaseException, folder: Path) -> StoreError | None:
+    """`exc` from the local Chroma engine as the StoreError that says how to rebuild, when it says the files are damaged."""
+    if not _DAMAGED_ENGINE.search(str(exc)):
+        return None
+    return StoreError(damaged("vector store", folder, f"{type(exc).__name__}: {exc}", folder.parent))
+
+
+def check_segments(folder: Path) -> None:
+    """Refuse a local store whose vector segment files disagree with their own header: Chroma's engine
+    crashes the whole process (SIGSEGV, exit 139) on a truncated segment instead of raising
+    (chroma-core/chroma#7238), so this is checked before it opens one."""
+    if not damaged_segments(folder):
+        return
+    # Another process may be writing a segment this moment (its header before its data): look again.
+    time.sleep(SETTLE_S)
+    for _, reason in damaged_segments(folder)[:1]:
+        raise StoreError(damaged("vector store", folder, reason, folder.parent))
+
+
+def damaged_segments(folder: Path) -> list[tuple[Path, str]]:
+    """The vector segment folders of a local store whose files disagree with their header, and how:
+    hnswlib's data_level0.bin holds at least cur_element_count records of size_data_per_element bytes
+    (up to max_elements, as allocated) and length.bin one uint32 each. A header of another version
+    is not judged."""
+    found: list[tuple[Path, str]] = []
+    for header in folder.glob("*/header.bin"):
+        try:
+            raw = header.read_bytes()
+        except FileNotFoundError:  # a segment another process's engine replaced meanwhile
+            continue
+        if len(raw) < _HNSW_HEADER.size:
+            found.append((header.parent, f"{header} holds {len(raw)} bytes"))
+            continue
+        version, _, _, elements, record_bytes = _HNSW_HEADER.unpack_from(raw)
+        for name, record in (("data_level0.bin", record_bytes), ("length.bin", 4)):
+            part = header.with_name(name)
+            actual = part.stat().st_size if part.exists() else -1
+            if version == 1 and record and (actual < elements * record or actual % record):
+                said = "missing" if actual < 0 else f"{actual:,} bytes"
+                found.append((header.parent, f"{part} is {said}; its header says {elements:,} records of {record:,} bytes"))
+                break
+    return found
