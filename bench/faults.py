@@ -2,7 +2,7 @@
 disk full, its catalogue or BM25 index damaged; what each leaves behind (nothing lost) and how it
 comes back.
 
-    .venv/bin/python bench/faults.py [--papers 110] [--kills 10] [--seed 17] [--runs kill,serve,chroma,disk,damage,store]
+    .venv/bin/python bench/faults.py [--papers 110] [--kills 10] [--seed 17] [--runs kill,serve,chroma,disk,server-disk,damage,store]
                                      [--store-papers 700] [--env NAME=VALUE ...]
 
 - kill: `paperchat ingest` SIGKILLed at `--kills` random points (seeded delays after its progress bar
@@ -15,6 +15,9 @@ comes back.
   Paperchat: the errors meanwhile, and how soon searches work again (no paperchat restart).
 - disk: an ingest into a full filesystem (a size-limited tmpfs; needs root): the message, nothing
   indexed before lost, and the same Paperchat completing it once space is freed.
+- server-disk: the same for a `chroma run` server whose data folder (a tmpfs) fills between two
+  ingests: the message (Chroma's server says only "Error in compaction"), nothing lost, and the same
+  Paperchat completing the ingest once space is freed.
 - damage: the BM25 folder overwritten with garbage (rebuilt from the catalogue by itself), then the
   catalogue (a clear error, and `paperchat ingest --rebuild`).
 - store: a local Chroma folder damaged three ways (STORE_DAMAGE), each on a fresh index of
@@ -499,6 +502,59 @@ def disk_full_run(folder: Path, papers: int, more: int, seams: dict[str, Any] | 
     return DiskFull(len(before), message, len(held), len(before - held), while_full, searchable, len(after), check.ok and len(after) == papers + more)
 
 
+@dataclass
+class ServerDiskFull:
+    before: int  # papers indexed before the server's disk filled
+    message: str  # what the ingest that met the full disk says
+    after_failure: int
+    lost: int
+    search_while_full: str  # "answers", or its message
+    completed: int  # papers once space is freed, the same Paperchat ingesting again
+    agrees: bool
+
+
+def server_disk_full_run(folder: Path, papers: int, more: int, seams: dict[str, Any] | None = None, size: str = "24m", leave_kb: int = 200) -> ServerDiskFull:
+    """A `chroma run` server keeping its data on a tmpfs of `size` whose space runs out (all but
+    `leave_kb`) between two ingests of one Paperchat; paperchat's own data dir has room."""
+    first = write_records(folder / "first.jsonl", 0, papers)
+    extra = write_records(folder / "more.jsonl", papers, papers + more)
+    with small_filesystem(folder / "mnt", size) as mount:
+        port = free_port()
+        command = [str(CHROMA), "run", "--path", str(mount / "chroma-db"), "--host", "127.0.0.1", "--port", str(port)]
+        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_until(lambda: socket.create_connection(("127.0.0.1", port), timeout=1).close(), server, 60, "chroma run")
+            settings = Settings(  # type: ignore[call-arg]
+                data_dir=folder / "data", chroma_url=f"http://127.0.0.1:{port}", multilingual=False, llm_backend="none",
+                ingest_batch_chunks=8, _env_file=None,
+            )
+            api = Paperchat(settings, **(seams or {}))
+            api.ingest([first])
+            before = {p.paper_id for p in api.papers()}
+            filler = mount / "filler"
+            free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
+            with open(filler, "wb") as out:
+                out.write(b"\0" * max(0, free - leave_kb * 1024))
+            try:
+                api.ingest([first, extra])
+                message = "(no error)"
+            except PaperchatError as exc:
+                message = str(exc)
+            held = {p.paper_id for p in api.papers()}
+            try:
+                while_full = "answers" if api.search("diffusion", 3).hits else "no hits"
+            except PaperchatError as exc:
+                while_full = str(exc)
+            filler.unlink()
+            api.ingest([first, extra])
+            entries = api.seams.catalog.entries()
+            agrees = api.seams.store().chunk_ids() == {cid for e in entries.values() for cid in e.chunk_ids()}
+            api.seams.close()
+        finally:
+            stop(server)
+    return ServerDiskFull(len(before), message, len(held), len(before - held), while_full, len(entries), agrees and len(entries) == papers + more)
+
+
 # -- e: a damaged BM25 folder and catalogue -----------------------------------------------------------------
 
 
@@ -631,6 +687,7 @@ class Report:
     disk: DiskFull | str | None = None
     damage: Damage | None = None
     store: list[StoreDamage] = field(default_factory=list)
+    server_disk: ServerDiskFull | str | None = None
 
 
 def main() -> None:
@@ -640,7 +697,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=110)
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--runs", default="kill,serve,chroma,disk,damage,store")
+    parser.add_argument("--runs", default="kill,serve,chroma,disk,server-disk,damage,store")
     parser.add_argument("--store-papers", type=int, default=700, help="papers for the damaged-store run (a vector segment needs ~1,000 chunks)")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the paperchat processes (e.g. PAPERCHAT_MULTILINGUAL=false)")
     args = parser.parse_args()
@@ -651,7 +708,7 @@ def main() -> None:
     report = Report()
     with tempfile.TemporaryDirectory(prefix="paperchat-faults-") as tmp:
         base = Path(tmp)
-        for name in ("kill", "serve", "chroma", "disk", "damage", "store"):
+        for name in ("kill", "serve", "chroma", "disk", "server-disk", "damage", "store"):
             (base / name).mkdir()
         if "kill" in runs:
             report.kills, report.answers = kill_ingest_run(base / "kill", args.papers, args.kills, args.seed, extra)
@@ -662,6 +719,10 @@ def main() -> None:
         if "disk" in runs:
             mountable = can_mount(base / "disk")
             report.disk = disk_full_run(base / "disk", args.papers // 2, args.papers // 2) if mountable else "skipped: needs root to mount a tmpfs"
+        if "server-disk" in runs:
+            mountable = can_mount(base / "server-disk")
+            half = args.papers // 2
+            report.server_disk = server_disk_full_run(base / "server-disk", half, half) if mountable else "skipped: needs root to mount a tmpfs"
         if "damage" in runs:
             report.damage = damage_run(base / "damage", args.papers // 2)
         if "store" in runs:
@@ -686,7 +747,7 @@ def print_report(report: Report, args: argparse.Namespace, extra: dict[str, str]
         for d in report.store:
             print(f"| {d.shape} | {d.chunks} | {d.message} | {d.ingest_message} | {d.rebuilt_papers} | {d.rebuild_s} | {d.agrees} | {d.found_by_own_vector} |")
         print()
-    for name in ("serve", "chroma", "disk", "damage"):
+    for name in ("serve", "chroma", "disk", "server_disk", "damage"):
         value = getattr(report, name)
         if value is not None:
             print(f"**{name}**\n")

@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 from rag.errors import NoIndexError, PaperchatError, StoreError, disk_full
 from rag.records import Chunk, ChunkHit
-from rag.store_damage import check_segments, damaged_segments, damaged_store
+from rag.store_faults import check_segments, damaged_segments, damaged_store, server_failed, unreachable
 
 log = logging.getLogger(__name__)
 
@@ -39,15 +39,6 @@ ID_PAGE_SIZE = 5000
 Method = TypeVar("Method", bound=Callable[..., Any])
 
 
-def unreachable(url: str, exc: BaseException) -> StoreError:
-    """The error for a Chroma server that does not answer: where, why, and what to do."""
-    return StoreError(
-        f"The Chroma server at {url} is unreachable ({type(exc).__name__}: {exc}). Start it (`chroma run --path DIR --port PORT`) "
-        "or check PAPERCHAT_CHROMA_URL; paperchat reconnects by itself once the server answers, and an ingest it stopped "
-        "continues where it left off when run again."
-    )
-
-
 def _said(method: Method) -> Method:
     """A Chroma server that stopped answers every call with httpx's connection errors ("[Errno 111]
     Connection refused"); they become the StoreError that says what to do. The client opens a new
@@ -64,6 +55,8 @@ def _said(method: Method) -> Method:
             raise
         except Exception as exc:
             if self.folder is None:
+                if (failed := server_failed(self.server, exc)) is not None:
+                    raise failed from exc
                 raise
             self.failed = True
             if (full := disk_full(exc, self.folder)) is not None:

@@ -13,7 +13,17 @@ from typing import Any
 
 import pytest
 
-from bench.faults import STORE_DAMAGE, can_mount, chroma_outage_run, damage_run, disk_full_run, kill_ingest_run, serve_kill_run, store_damage_run
+from bench.faults import (
+    STORE_DAMAGE,
+    can_mount,
+    chroma_outage_run,
+    damage_run,
+    disk_full_run,
+    kill_ingest_run,
+    serve_kill_run,
+    server_disk_full_run,
+    store_damage_run,
+)
 from rag import cli
 from rag.api import Paperchat
 from rag.chunking import approx_token_counts
@@ -129,3 +139,17 @@ def test_a_damaged_chroma_folder_says_how_to_rebuild_and_the_rebuild_restores_it
         assert "vector store" in said and "is damaged" in said and "paperchat ingest --rebuild" in said, said
     assert result.rebuilt_papers == 700 and result.agrees
     assert result.found_by_own_vector == "200/200"
+
+
+@pytest.mark.integration
+@needs_iclr
+def test_a_chroma_server_whose_disk_fills_says_what_to_look_at_and_loses_nothing(tmp_path: Path) -> None:
+    if not can_mount(tmp_path):
+        pytest.skip("mounting a size-limited tmpfs needs root")
+    result = server_disk_full_run(tmp_path, papers=60, more=60, seams=fake_seams())
+    message = result.message
+    assert "The Chroma server at" in message and "Error in compaction" in message and "free space where `chroma run --path`" in message, message
+    assert "Nothing indexed is lost" in message and "paperchat ingest" in message
+    assert result.lost == 0 and result.after_failure >= result.before
+    assert result.search_while_full == "answers"  # reads still work on a full server
+    assert result.completed == 120 and result.agrees  # space freed: the same Paperchat ingests the rest

@@ -1,4 +1,5 @@
-"""A local Chroma folder's damage: found before Chroma's engine crashes on it, and said with the way back."""
+"""The store's faults said with what to do: a Chroma server that does not answer or fails a write,
+a damaged local folder (found before Chroma's engine crashes on it)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,28 @@ from rag.errors import StoreError, damaged
 _DAMAGED_ENGINE = re.compile(r"file is not a database|database disk image is malformed|Error loading hnsw index|Error finding id")
 SETTLE_S = 1.0
 _HNSW_HEADER = struct.Struct("<IQQQQ")  # hnswlib's header.bin: version, offsetLevel0, max_elements, cur_element_count, size_data_per_element
+
+
+def unreachable(url: str, exc: BaseException) -> StoreError:
+    """The error for a Chroma server that does not answer: where, why, and what to do."""
+    return StoreError(
+        f"The Chroma server at {url} is unreachable ({type(exc).__name__}: {exc}). Start it (`chroma run --path DIR --port PORT`) "
+        "or check PAPERCHAT_CHROMA_URL; paperchat reconnects by itself once the server answers, and an ingest it stopped "
+        "continues where it left off when run again."
+    )
+
+
+def server_failed(url: str, exc: BaseException) -> StoreError | None:
+    """A Chroma server's own failure (its InternalError) as the StoreError that says what to look at.
+    A server whose disk is full says only "Error in compaction: Failed to apply logs to the metadata
+    segment" (bench/faults.py, store-server-disk), and its free space cannot be read from here."""
+    if type(exc).__name__ != "InternalError":
+        return None
+    return StoreError(
+        f"The Chroma server at {url} failed ({type(exc).__name__}: {exc}). If its disk is full (Chroma says so only as "
+        "'Error in compaction'), free space where `chroma run --path` keeps its data; its log says more. Nothing indexed "
+        "is lost, and `paperchat ingest` (or the upload) run again continues where it stopped."
+    )
 
 
 def damaged_store(exc: BaseException, folder: Path) -> StoreError | None:
