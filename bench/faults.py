@@ -727,6 +727,7 @@ def main() -> None:
             report.damage = damage_run(base / "damage", args.papers // 2)
         if "store" in runs:
             for n, shape in enumerate(STORE_DAMAGE):
+                (base / "store" / str(n)).mkdir()
                 report.store.append(store_damage_run(base / "store" / str(n), args.store_papers, shape))
     print_report(report, args, extra)
 
