@@ -9,7 +9,7 @@ same bundled all-MiniLM-L6-v2 folder, `Chroma.from_documents` into a fresh direc
 runs `paperchat ingest` of the same records into a fresh data directory, with the settings it
 ships with (plus any `--env`). Rounds alternate the two so that a load on the machine that comes
 and goes hits both; the table gives each round and the best, papers per second, and paperchat's
-speed as a multiple of the recipe's (issue 16: ≥ 2.0). A backend exported once (rag/encoders.py) is
+speed as a multiple of the recipe's (issue 16: ≥ 2.0), and each side's peak RSS (issue 16: ≤ 1.5 GB). A backend exported once (rag/encoders.py) is
 exported beforehand by an untimed 1-paper ingest, and its export copied into each fresh data
 directory, as a user's later ingests find it (--cold-export: each run exports for itself). Data: the first N records of
 ../shared/data/iclr2026/papers.jsonl, written to a temporary file and deleted afterwards.
@@ -48,13 +48,20 @@ print(len(chunks))
 """
 
 
-def timed(command: list[str], env: dict[str, str]) -> tuple[float, str]:
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    if done.returncode not in (0, 1):  # 1: paperchat ingest reports skipped lines, none expected here
-        raise SystemExit(f"{command[:3]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return seconds, done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, str, float]:
+    """Seconds, the last line printed, and the process's peak RSS in MB (its own rusage, from wait4)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode not in (0, 1):  # 1: paperchat ingest reports skipped lines, none expected here
+        raise SystemExit(f"{command[:3]} failed ({process.returncode}):\n{stderr[-2000:]}")
+    return seconds, stdout.strip().splitlines()[-1] if stdout.strip() else "", usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -69,6 +76,7 @@ def main() -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "PYTHONPATH": str(ROOT)}
     ours = {**env, **dict(item.split("=", 1) for item in args.env)}
     rows: list[tuple[int, float, float]] = []
+    peak_mb: dict[str, float] = {"paperchat": 0.0, "recipe": 0.0}
     with tempfile.TemporaryDirectory(prefix="paperchat-vs-recipe-") as tmp:
         records = Path(tmp) / "papers.jsonl"
         records.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -78,7 +86,7 @@ def main() -> None:
         if not args.cold_export:
             one = Path(tmp) / "one.jsonl"
             one.write_text(lines[0] + "\n", encoding="utf-8")
-            export_s, _ = timed([sys.executable, "-c", "from ui.serve import main; main()", "ingest", str(one)], {**ours, "PAPERCHAT_DATA_DIR": str(warm)})
+            export_s, _, _ = timed([sys.executable, "-c", "from ui.serve import main; main()", "ingest", str(one)], {**ours, "PAPERCHAT_DATA_DIR": str(warm)})
         for round_number in range(1, args.rounds + 1):
             data = Path(tmp) / f"paperchat{round_number}"
             first, second = ("paperchat", "recipe") if round_number % 2 else ("recipe", "paperchat")
@@ -88,9 +96,10 @@ def main() -> None:
                     if (warm / "encoders").is_dir():
                         shutil.copytree(warm / "encoders", data / "encoders")
                     command = [sys.executable, "-c", "from ui.serve import main; main()", "ingest", str(records)]
-                    seconds[who], _ = timed(command, {**ours, "PAPERCHAT_DATA_DIR": str(data)})
+                    seconds[who], _, peak = timed(command, {**ours, "PAPERCHAT_DATA_DIR": str(data)})
                 else:
-                    seconds[who], _ = timed([sys.executable, str(script), str(records), str(Path(tmp) / f"recipe{round_number}")], env)
+                    seconds[who], _, peak = timed([sys.executable, str(script), str(records), str(Path(tmp) / f"recipe{round_number}")], env)
+                peak_mb[who] = max(peak_mb[who], peak)
             rows.append((round_number, seconds["paperchat"], seconds["recipe"]))
     n = len(lines)
     print(f"{n} ICLR 2026 papers, each run a whole process; paperchat settings: {' '.join(args.env) or 'as shipped'}")
@@ -103,6 +112,7 @@ def main() -> None:
         print(f"| {number} | {ours_s:.1f} | {recipe_s:.1f} | {n / ours_s:.2f} | {n / recipe_s:.2f} | {recipe_s / ours_s:.2f} |")
     best_ours, best_recipe = min(r[1] for r in rows), min(r[2] for r in rows)
     print(f"| best | {best_ours:.1f} | {best_recipe:.1f} | {n / best_ours:.2f} | {n / best_recipe:.2f} | {best_recipe / best_ours:.2f} |")
+    print(f"\npeak RSS of a whole process (MB, most of any round): paperchat {peak_mb['paperchat']:.0f}, recipe {peak_mb['recipe']:.0f}")
     print(json.dumps({"papers": n, "paperchat_s": best_ours, "recipe_s": best_recipe, "ratio": best_recipe / best_ours}), file=sys.stderr)
 
 
