@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from functools import cached_property
@@ -182,20 +182,13 @@ class Seams:
         from rag.store import make_store
 
         self.catch_up()
-        # Under the lock: two app requests opening Chroma's persistent client at once break its
-        # shared client cache ("Could not connect to tenant default_tenant").
         with self._lock:
-            if self._store_version is None:
-                self._store_version = catalog_version(self.settings.catalog_path)
-            if self._store is not None and self._store.failed:
-                self._store.close()  # reopened below: a local Chroma engine hangs on the next call after a failed one
-                self._store = None
-            if self._store is None:
-                catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
-                self._store = make_store(
+            return self._opened(
+                "_store", create,
+                lambda catalog_id: make_store(
                     self.settings, self.embeddings, self.model, create=create, catalog_id=catalog_id, backend=self._embedding_backend
-                )
-            return self._store
+                ),
+            )
 
     def multilingual_store(self, create: bool = False) -> ChunkStore | None:
         """The multilingual channel's collection beside the main one; None when the channel is off,
@@ -205,26 +198,39 @@ class Seams:
 
         if self.multilingual is None:
             return None
+        multilingual = self.multilingual
         self.catch_up()
         with self._lock:
-            if self._store_version is None:
-                self._store_version = catalog_version(self.settings.catalog_path)
-            if self._multilingual_store is not None and self._multilingual_store.failed:
-                self._multilingual_store.close()
-                self._multilingual_store = None
-            if self._multilingual_store is None:
-                catalog_id = self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None
-                try:
-                    self._multilingual_store = make_store(
-                        self.settings, self.multilingual, MULTILINGUAL_MODEL_NAME, create=create, catalog_id=catalog_id,
+            try:
+                store = self._opened(
+                    "_multilingual_store", create,
+                    lambda catalog_id: make_store(
+                        self.settings, multilingual, MULTILINGUAL_MODEL_NAME, create=create, catalog_id=catalog_id,
                         collection=multilingual_collection(self.settings), first_chunks=CHUNKS_PER_PAPER,
-                    )
-                except NoIndexError as exc:
-                    log.info("No multilingual collection: %s", exc)
-                    self.multilingual_problem = "This index has no multilingual channel yet; run `paperchat ingest` again to add it."
-                    return None
-                self.multilingual_problem = None
-            return self._multilingual_store
+                    ),
+                )
+            except NoIndexError as exc:
+                log.info("No multilingual collection: %s", exc)
+                self.multilingual_problem = "This index has no multilingual channel yet; run `paperchat ingest` again to add it."
+                return None
+            self.multilingual_problem = None
+            return store
+
+    def _opened(self, attribute: str, create: bool, make: Callable[[str | None], ChunkStore]) -> ChunkStore:
+        """The store kept in `attribute`, made by `make(catalog_id)` when there is none, and made
+        again when its last call failed (a local Chroma engine hangs on the next call after a
+        failed one). Called under the lock: two app requests opening Chroma's persistent client at
+        once break its shared client cache ("Could not connect to tenant default_tenant")."""
+        if self._store_version is None:
+            self._store_version = catalog_version(self.settings.catalog_path)
+        store: ChunkStore | None = getattr(self, attribute)
+        if store is not None and store.failed:
+            store.close()
+            store = None
+        if store is None:
+            store = make(self.catalog.catalog_id if create or self.settings.catalog_path.exists() else None)
+            setattr(self, attribute, store)
+        return store
 
     def catch_up(self, *, holding_ingest_lock: bool = False) -> None:
         """Open the local store afresh when another process (`paperchat ingest` beside the app)
