@@ -663,8 +663,10 @@ def store_damage_run(
 
 def _own_vectors(settings: Settings, sample: int = 200) -> str:
     import chromadb
+    from chromadb.config import Settings as ChromaSettings
 
-    client = chromadb.PersistentClient(path=str(settings.chroma_dir))
+    # Chroma's settings as rag/store.py opens the folder: one process may not open it two ways.
+    client = chromadb.PersistentClient(path=str(settings.chroma_dir), settings=ChromaSettings(anonymized_telemetry=False))
     try:
         got = client.get_collection(settings.collection).get(include=["embeddings"])
         ids, vectors = got["ids"], got["embeddings"]
