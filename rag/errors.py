@@ -48,10 +48,11 @@ class DiskFullError(PaperchatError):
 
 
 def disk_full(exc: BaseException, folder: Path) -> DiskFullError | None:
-    """`exc` as a DiskFullError when the disk holding `folder` is full (the OS or SQLite says so, or
-    little space is left); None otherwise."""
+    """`exc` as a DiskFullError when the disk holding `folder` is full: the OS or SQLite says so, or
+    Chroma's engine failed (it never says why) with little space left. None otherwise: a bug met
+    on a nearly full disk is not said to be the disk."""
     free = _free_bytes(folder)
-    if not _says_disk_full(exc) and free >= LOW_SPACE_BYTES:
+    if not _says_disk_full(exc) and (free >= LOW_SPACE_BYTES or type(exc).__name__ != "InternalError"):
         return None
     return DiskFullError(
         f"The disk holding {folder} is full ({free / 1e6:.1f} MB free; {type(exc).__name__}: {exc}). Nothing indexed is lost: "

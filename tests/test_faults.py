@@ -28,7 +28,7 @@ from rag import cli
 from rag.api import Paperchat
 from rag.chunking import approx_token_counts
 from rag.config import Settings
-from rag.errors import DiskFullError
+from rag.errors import DiskFullError, disk_full
 from tests.conftest import ICLR, SEEDS
 from tests.fakes import HashingEmbeddings
 
@@ -153,3 +153,17 @@ def test_a_chroma_server_whose_disk_fills_says_what_to_look_at_and_loses_nothing
     assert result.lost == 0 and result.after_failure >= result.before
     assert result.search_while_full == "answers"  # reads still work on a full server
     assert result.completed == 120 and result.agrees  # space freed: the same Paperchat ingests the rest
+
+
+def test_only_the_disk_or_chromas_silent_failure_is_said_as_a_full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import rag.errors
+
+    class InternalError(Exception):  # Chroma's engine error type, by name, as rag.errors reads it
+        pass
+
+    monkeypatch.setattr(rag.errors, "_free_bytes", lambda folder: 10 * 1024 * 1024)  # 10 MB free
+    assert disk_full(InternalError("Error in compaction: Failed to apply logs to the metadata segment"), tmp_path) is not None
+    assert disk_full(OSError(errno.ENOSPC, "No space left on device"), tmp_path) is not None
+    assert disk_full(ValueError("a bug, not the disk"), tmp_path) is None  # said as itself, even with little space left
+    monkeypatch.setattr(rag.errors, "_free_bytes", lambda folder: 10 * 1024**3)
+    assert disk_full(InternalError("Error in compaction"), tmp_path) is None  # plenty of space: not the disk
