@@ -8,8 +8,10 @@ tuned by comparing labels with the true titles of real papers.
 
 Shape of a label: "<Name>: <gist>" when the abstract introduces a named
 method/system/benchmark ("we propose WinT3R, a feed-forward ..."), otherwise
-the gist of the contribution sentence (or of the first sentence). Finding
-the name is `rag.label_names`; sentences and LaTeX styles come from `rag.text`.
+the gist of the contribution sentence (or of the first sentence), cut before a
+clause; then " for <subject>" when it lacks the phrase the abstract repeats
+(rag.label_subjects). Finding the name is `rag.label_names`; sentences and
+LaTeX styles come from `rag.text`. Measured by bench/titles.py.
 """
 
 from __future__ import annotations
