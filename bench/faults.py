@@ -509,7 +509,8 @@ class ServerDiskFull:
     after_failure: int
     lost: int
     search_while_full: str  # "answers", or its message
-    completed: int  # papers once space is freed, the same Paperchat ingesting again
+    after_freeing: str  # the same Paperchat's next ingest once space is freed: "completed", or its message (then the server is restarted)
+    completed: int  # papers after that
     agrees: bool
 
 
@@ -521,9 +522,14 @@ def server_disk_full_run(folder: Path, papers: int, more: int, seams: dict[str, 
     with small_filesystem(folder / "mnt", size) as mount:
         port = free_port()
         command = [str(CHROMA), "run", "--path", str(mount / "chroma-db"), "--host", "127.0.0.1", "--port", str(port)]
-        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def start() -> subprocess.Popen[Any]:
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_until(lambda: socket.create_connection(("127.0.0.1", port), timeout=1).close(), process, 60, "chroma run")
+            return process
+
+        server = start()
         try:
-            wait_until(lambda: socket.create_connection(("127.0.0.1", port), timeout=1).close(), server, 60, "chroma run")
             settings = Settings(  # type: ignore[call-arg]
                 data_dir=folder / "data", chroma_url=f"http://127.0.0.1:{port}", multilingual=False, llm_backend="none",
                 ingest_batch_chunks=8, _env_file=None,
@@ -546,13 +552,22 @@ def server_disk_full_run(folder: Path, papers: int, more: int, seams: dict[str, 
             except PaperchatError as exc:
                 while_full = str(exc)
             filler.unlink()
-            api.ingest([first, extra])
+            try:
+                api.ingest([first, extra])
+                after_freeing = "completed"
+            except PaperchatError as exc:  # a server that failed a write can hang: paperchat's wait is bounded
+                after_freeing = str(exc)
+                stop(server)
+                server = start()
+                api.ingest([first, extra])
             entries = api.seams.catalog.entries()
             agrees = api.seams.store().chunk_ids() == {cid for e in entries.values() for cid in e.chunk_ids()}
             api.seams.close()
         finally:
             stop(server)
-    return ServerDiskFull(len(before), message, len(held), len(before - held), while_full, len(entries), agrees and len(entries) == papers + more)
+    return ServerDiskFull(
+        len(before), message, len(held), len(before - held), while_full, after_freeing, len(entries), agrees and len(entries) == papers + more
+    )
 
 
 # -- e: a damaged BM25 folder and catalogue -----------------------------------------------------------------

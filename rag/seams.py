@@ -252,7 +252,7 @@ class Seams:
             with self._lock:
                 if catalog_version(self.settings.catalog_path) == self._store_version:
                     return
-                from rag.store import forget_local_clients
+                from rag.store_clients import forget_local_clients
 
                 log.info("Another process changed the index; opening the store afresh")
                 self._store = self._multilingual_store = None

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
-from urllib.parse import urlparse
 
 from rag.errors import NoIndexError, PaperchatError, StoreError, disk_full
 from rag.records import Chunk, ChunkHit
+from rag.store_clients import local_client, server_client
 from rag.store_faults import check_segments, damaged_segments, damaged_store, server_failed, unreachable
 
 log = logging.getLogger(__name__)
@@ -236,29 +236,15 @@ def multilingual_collection(settings: Settings) -> str:
     return f"{settings.collection}-multilingual"
 
 
-def forget_local_clients() -> None:
-    """Make the next local client load the index from disk: Chroma caches one client per folder
-    in the process, and its vector index never sees another process's writes (rag/seams.py,
-    `Seams.catch_up`). Requests still searching through an old client finish with it. The old
-    client and its loaded index hang in reference cycles: collected here (else each reopening
-    kept ~12 MB a 2,283-chunk index until Python's rare full collection; measured in a loop of 12)."""
-    import gc
-
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    SharedSystemClient.clear_system_cache()
-    gc.collect()
-
-
 def drop_collection(settings: Settings, name: str) -> None:
     """Delete a collection of this store, if it exists (and the store does)."""
     from chromadb.errors import NotFoundError
 
     if settings.chroma_url:
-        client: Any = _server_client(settings)
+        client: Any = server_client(settings)
     elif settings.chroma_dir.exists():
         check_segments(settings.chroma_dir)
-        client = _local_client(settings.chroma_dir)
+        client = local_client(settings.chroma_dir)
     else:
         return
     try:
@@ -278,46 +264,10 @@ def remove_damage(settings: Settings) -> None:
         log.warning("Deleting the damaged vector segment %s (%s)", segment, reason)
         shutil.rmtree(segment)
     try:
-        _local_client(settings.chroma_dir).close()
+        local_client(settings.chroma_dir).close()
     except StoreError as exc:
         log.warning("Deleting the Chroma folder %s, which cannot be opened: %s", settings.chroma_dir, exc)
         shutil.rmtree(settings.chroma_dir)
-
-
-def _local_client(path: Path) -> Any:
-    """A client of the local Chroma folder `path`; damaged files are the StoreError that says how to rebuild."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    try:
-        return chromadb.PersistentClient(path=str(path), settings=ChromaSettings(anonymized_telemetry=False))
-    except Exception as exc:
-        forget_local_clients()  # Chroma caches the half-made client: the next try would meet it, not the folder
-        if (broken := damaged_store(exc, path)) is not None:
-            raise broken from exc
-        raise
-
-
-def _server_client(settings: Settings) -> Any:
-    """A client of the Chroma server at PAPERCHAT_CHROMA_URL that has answered once."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    url = urlparse(settings.chroma_url)
-    if url.scheme not in ("http", "https") or not url.hostname:
-        raise StoreError(f"PAPERCHAT_CHROMA_URL={settings.chroma_url!r} is not a URL like http://127.0.0.1:8000.")
-    client = None
-    try:
-        client = chromadb.HttpClient(
-            host=url.hostname, port=url.port or (443 if url.scheme == "https" else 8000), ssl=url.scheme == "https",
-            settings=ChromaSettings(anonymized_telemetry=False),
-        )
-        client.heartbeat()
-    except Exception as exc:  # chromadb raises several types for "not reachable" (httpx's, and its own while it starts)
-        if client is not None:
-            client.close()
-        raise unreachable(settings.chroma_url, exc) from exc
-    return client
 
 
 def make_store(
@@ -338,7 +288,7 @@ def make_store(
     name = collection or settings.collection
     if settings.chroma_url:
         description = f"Chroma server {settings.chroma_url} (collection {name})"
-        client: Any = _server_client(settings)
+        client: Any = server_client(settings)
     else:
         path = settings.chroma_dir
         if not create and not path.exists():
@@ -346,7 +296,7 @@ def make_store(
         path.mkdir(parents=True, exist_ok=True)
         description = f"Chroma at {path} (collection {name})"
         check_segments(path)
-        client = _local_client(path)
+        client = local_client(path)
     try:
         with _answering(settings.chroma_url):
             _check_collection(client, settings, name, description, model, create, catalog_id, backend)

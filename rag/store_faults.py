@@ -20,9 +20,9 @@ _HNSW_HEADER = struct.Struct("<IQQQQ")  # hnswlib's header.bin: version, offsetL
 def unreachable(url: str, exc: BaseException) -> StoreError:
     """The error for a Chroma server that does not answer: where, why, and what to do."""
     return StoreError(
-        f"The Chroma server at {url} is unreachable ({type(exc).__name__}: {exc}). Start it (`chroma run --path DIR --port PORT`) "
-        "or check PAPERCHAT_CHROMA_URL; paperchat reconnects by itself once the server answers, and an ingest it stopped "
-        "continues where it left off when run again."
+        f"The Chroma server at {url} is unreachable ({type(exc).__name__}: {exc}). Start it (`chroma run --path DIR --port PORT`), "
+        "or restart it if it runs but does not answer (one that failed a write can hang), or check PAPERCHAT_CHROMA_URL; "
+        "paperchat reconnects by itself once the server answers, and an ingest it stopped continues where it left off when run again."
     )
 
 
