@@ -81,19 +81,22 @@ class SentenceVectors:
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
-        with self._lock:  # shared by the app's threads
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-            computed = dict(zip(missing, self.embeddings.embed_documents(missing), strict=True)) if missing else {}
-            for text, vector in computed.items():
-                array = np.asarray(vector, dtype=np.float32)
-                self._cache[text] = array / (np.linalg.norm(array) or 1.0)
-            rows = [self._cache[t] for t in texts]
-            for text in texts:
+        wanted = list(dict.fromkeys(texts))
+        with self._lock:  # the cache is shared by the app's threads; the model is not held under it
+            known = {t: self._cache[t] for t in wanted if t in self._cache}
+        missing = [t for t in wanted if t not in known]
+        # Outside the lock: concurrent answers embed at once (every backend's encode is thread-safe:
+        # an OpenVINO infer request per call, ONNX Runtime's session, torch checked with 8 threads).
+        for text, vector in zip(missing, self.embeddings.embed_documents(missing) if missing else [], strict=True):
+            array = np.asarray(vector, dtype=np.float32)
+            known[text] = array / (np.linalg.norm(array) or 1.0)
+        with self._lock:
+            for text in wanted:
+                self._cache[text] = known[text]
                 self._cache.move_to_end(text)
-            # Evict only after this call's rows are taken: a full cache must not drop what it is returning.
             while len(self._cache) > self.capacity:
                 self._cache.popitem(last=False)
-        return np.stack(rows)
+        return np.stack([known[t] for t in texts])
 
 
 def select(

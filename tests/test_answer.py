@@ -424,6 +424,28 @@ def test_the_sentence_cache_survives_being_full() -> None:
         assert vectors(texts).shape[0] == len(texts)
 
 
+def test_concurrent_answers_embed_their_sentences_at_once() -> None:
+    import threading
+
+    from rag.evidence import SentenceVectors
+
+    both_inside = threading.Barrier(2, timeout=5)
+
+    class Meeting(HashingEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            both_inside.wait()  # breaks (BrokenBarrierError) unless the other thread is in the model too
+            return super().embed_documents(texts)
+
+    vectors = SentenceVectors(Meeting())
+    shapes: list[int] = []
+    threads = [threading.Thread(target=lambda t=t: shapes.append(vectors([t, "shared"]).shape[0])) for t in ("one", "two")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert shapes == [2, 2]  # both embedded while the other was embedding: the cache lock is not held over the model
+
+
 def test_a_history_with_malformed_sources_is_a_user_error() -> None:
     for result in ({"sources": 5}, {"sources": "x"}):
         with pytest.raises(PaperchatError, match="sources"):
