@@ -626,7 +626,7 @@ def _rebuild_with_cli(settings: Settings, records: Path) -> None:
 
 # How a local Chroma folder is damaged: its SQLite file overwritten, a vector segment's files
 # overwritten, a vector segment cut short (what a write killed mid-flush leaves; Chroma's engine
-# crashed the process on it, chroma-core/chroma#7238, until rag.store_damage checked for it).
+# crashed the process on it, chroma-core/chroma#7238, until rag.store_faults checked for it).
 STORE_DAMAGE = ("sqlite", "segment overwritten", "segment truncated")
 
 

@@ -52,13 +52,19 @@ def disk_full(exc: BaseException, folder: Path) -> DiskFullError | None:
     Chroma's engine failed (it never says why) with little space left. None otherwise: a bug met
     on a nearly full disk is not said to be the disk."""
     free = _free_bytes(folder)
-    if not _says_disk_full(exc) and (free >= LOW_SPACE_BYTES or type(exc).__name__ != "InternalError"):
+    if not _says_disk_full(exc) and (free >= LOW_SPACE_BYTES or not is_chroma_internal(exc)):
         return None
     return DiskFullError(
         f"The disk holding {folder} is full ({free / 1e6:.1f} MB free; {type(exc).__name__}: {exc}). Nothing indexed is lost: "
         "free some space, then run `paperchat ingest` again (or upload the file again) to continue where it stopped; "
         "searches work again as soon as there is space."
     )
+
+
+def is_chroma_internal(exc: BaseException) -> bool:
+    """Chroma's engine error, which never says why it failed (read by name: chromadb is imported
+    only where a store is opened)."""
+    return type(exc).__name__ == "InternalError"
 
 
 def _says_disk_full(exc: BaseException) -> bool:
@@ -86,11 +92,16 @@ class CatalogError(PaperchatError):
     """The paper catalogue (the SQLite commit record) is damaged or not a catalogue."""
 
 
+def uploads_dir(data_dir: Path) -> Path:
+    """Where the app keeps uploaded files: kept through `ingest --rebuild`, to be ingested again."""
+    return data_dir / "uploads"
+
+
 def damaged(what: str, path: Path, reason: str, data_dir: Path) -> str:
     """What to do about a damaged part of the index (the catalogue, the vector store): the one way
     back, the same for each."""
     return (
         f"The {what} {path} is damaged ({reason}), so the index cannot be read. Rebuild it: stop `paperchat serve` "
         "if it runs, then `paperchat ingest --rebuild PATH ...` with the files you had ingested (the app's uploads are kept "
-        f"in {data_dir / 'uploads'}); every paper is embedded again."
+        f"in {uploads_dir(data_dir)}); every paper is embedded again."
     )

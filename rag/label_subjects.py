@@ -16,9 +16,20 @@ SUBJECT_MAX_WORDS = 4
 # Words of the field that end a subject phrase but never make one alone.
 SUBJECT_HEADS = TERM_HEADS | frozenset("learning network networks training data framework language".split())
 
+# Verbs of purpose ("to improve", "that reframes"): a title stops before them, and a word after
+# "to" in this list is a verb, not a subject.
+PURPOSE_VERBS = (
+    "achieve|improve|enable|learn|obtain|estimate|understand|identify|capture|address|reduce|generate|provide|support"
+    "|ensure|evaluate|assess|predict|detect|mitigate|bridge|overcome|tackle|solve|leverage|facilitate|produce|discover"
+    "|explore|study|investigate|train|make|allow|help|guide|boost|accelerate|extract|handle|recover|adapt|align|find"
+    "|compute|approximate|construct|build|scale|quantify|measure|analy[sz]e|characteri[sz]e|exploit|preserve|prevent"
+    "|avoid|optimi[sz]e|maximi[sz]e|minimi[sz]e|enhance|increase|create|use|apply|compare|test|answer|examine"
+)
+
 # A past participle ("implemented", "predicted"): it modifies or ends a clause, it names nothing.
 PARTICIPLE = re.compile(r"[a-z]{3,}(?<!e)ed")
-_VERB_CUES = frozenset("we to can cannot will also it they".split())
+_VERB_CUES = frozenset("we can cannot will also it they".split())
+_PURPOSE_VERB = re.compile(f"(?:{PURPOSE_VERBS})", re.IGNORECASE)
 _CITATION_WORDS = frozenset({"et", "al"})
 _MODIFIER_SUFFIX = re.compile(r"-(?:based|wise|aware|free|guided|driven|like|style|level|specific)$")
 
@@ -32,8 +43,9 @@ def subject_phrase(text: str, label: str) -> str:
     keyphrase as a whole title scored 0.082 on the titles bench.
     """
     tokens = re.findall(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|\S", text)
-    # A word the abstract uses as a verb ("we perform", "to generate") is no part of a subject.
-    verbs = {w.lower() for cue, w in itertools.pairwise(tokens) if cue.lower() in _VERB_CUES}
+    # A word the abstract uses as a verb ("we perform", "to generate") is no part of a subject;
+    # "applied to protein design" leaves "protein" a noun.
+    verbs = {w.lower() for cue, w in itertools.pairwise(tokens) if cue.lower() in _VERB_CUES or (cue.lower() == "to" and _PURPOSE_VERB.fullmatch(w))}
     runs: list[list[str]] = [[]]
     for token in tokens:
         word = token.lower()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from rag.label_names import ADVERBS, INTRO_VERB, NAMING_RE, Name, expansion_of, find_name
-from rag.label_subjects import PARTICIPLE, SUBJECT_MAX_WORDS, subject_phrase
+from rag.label_subjects import PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, subject_phrase
 from rag.text import key_terms, split_sentences, unwrap_latex_styles
 
 # Users see labels in a one-line list; longer strings get truncated by the UI.
@@ -131,16 +131,9 @@ _FALLBACK_BOUNDARY_RE = re.compile(
 )
 # A clause that says what the thing does or is for ("... to better understand the risk they pose",
 # "... that reframes condition prediction as ..."): a title names the thing and stops before it.
-_PURPOSE_VERBS = (
-    "achieve|improve|enable|learn|obtain|estimate|understand|identify|capture|address|reduce|generate|provide|support"
-    "|ensure|evaluate|assess|predict|detect|mitigate|bridge|overcome|tackle|solve|leverage|facilitate|produce|discover"
-    "|explore|study|investigate|train|make|allow|help|guide|boost|accelerate|extract|handle|recover|adapt|align|find"
-    "|compute|approximate|construct|build|scale|quantify|measure|analy[sz]e|characteri[sz]e|exploit|preserve|prevent"
-    "|avoid|optimi[sz]e|maximi[sz]e|minimi[sz]e|enhance|increase|create|use|apply|compare|test|answer|examine"
-)
 _CLAUSE_RE = re.compile(
-    r"\s(?:in\s+order\s+)?to\s+(?:\w+ly\s+)?(?:" + _PURPOSE_VERBS + r")\b"
-    r"|\s(?:that|which)\s+(?:\w+ly\s+)?(?:" + _PURPOSE_VERBS + r"|\w+s)\s",
+    r"\s(?:in\s+order\s+)?to\s+(?:\w+ly\s+)?(?:" + PURPOSE_VERBS + r")(?![\w-])"
+    r"|\s(?:that|which)\s+(?:\w+ly\s+)?(?:" + PURPOSE_VERBS + r"|\w+s)\s",
     re.IGNORECASE,
 )
 _SUBORDINATE_RE = re.compile(r"(?:when|where|whenever|if|whereas|because|since|while|although|how|whether|once|as|so)\b", re.IGNORECASE)
@@ -285,10 +278,11 @@ def _fallback_gist(sentences: list[str], max_words: int) -> str:
                 gist = _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1)
                 gist = _FILLER_OBJECT_RE.sub("", _LEADING_FRAME_RE.sub("", gist, count=1), count=1)
                 cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE)
-                if len(cut.split()) >= 3:
+                # Two words are a title when a clause was cut after them ("Graph transformers that scale ...").
+                if len(cut.split()) >= MIN_CLAUSE_CUT_WORDS:
                     return cut
     for sentence in sentences:
-        cut = _cut_phrase(sentence, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE)
+        cut = _cut_phrase(_CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1), max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE)
         if cut:
             return cut
     return ""
@@ -297,8 +291,8 @@ def _fallback_gist(sentences: list[str], max_words: int) -> str:
 def _with_subject(label: str, text: str, max_words: int, bare_name: bool) -> str:
     """`label` "for" the abstract's subject phrase, when it lacks one and the limits allow; a bare
     name gets it as its description ("SureLock: token positions"), so the name still heads the label."""
-    if len(key_terms(label)) >= SUBJECT_BELOW_WORDS:
-        return label
+    if len(key_terms(label)) >= SUBJECT_BELOW_WORDS or " for " in label:
+        return label  # "X for Y for Z" reads as a list, not a title
     subject = subject_phrase(text, label)
     longer = f"{label}: {subject}" if bare_name else f"{label} for {subject}"
     fits = len(longer) <= MAX_LABEL_CHARS and len(longer.split()) <= max_words

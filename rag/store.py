@@ -43,8 +43,9 @@ def _said(method: Method) -> Method:
     """A Chroma server that stopped answers every call with httpx's connection errors ("[Errno 111]
     Connection refused"); they become the StoreError that says what to do. The client opens a new
     connection for each call, so a server that is back is used again without restarting paperchat
-    (bench/faults.py measures how soon). A local store that fails is marked `failed` (its engine
-    hangs on the next call: rag/seams.py opens a new one), and on a full disk says so."""
+    (bench/faults.py measures how soon); a server's own failure (its disk full) says where to look.
+    A local store that fails is marked `failed` (its engine hangs on the next call: rag/seams.py
+    opens a new one), and says so when its files are damaged or its disk is full."""
 
     @functools.wraps(method)
     def call(self: ChunkStore, *args: Any, **kwargs: Any) -> Any:
@@ -59,10 +60,11 @@ def _said(method: Method) -> Method:
                     raise failed from exc
                 raise
             self.failed = True
-            if (full := disk_full(exc, self.folder)) is not None:
-                raise full from exc
+            # Damage first: its words are specific, while a full disk is also Chroma's silent failure on little space.
             if (broken := damaged_store(exc, self.folder)) is not None:
                 raise broken from exc
+            if (full := disk_full(exc, self.folder)) is not None:
+                raise full from exc
             raise
 
     return cast(Method, call)

@@ -54,9 +54,13 @@ def _bound_waits(client: Any) -> None:
     later chromadb moves it, nothing is bounded and nothing breaks."""
     session = getattr(getattr(client, "_server", None), "_session", None)
     if session is not None and hasattr(session, "timeout"):
-        import httpx
+        session.timeout = _timeout()
 
-        session.timeout = httpx.Timeout(SERVER_TIMEOUT_S, connect=SERVER_CONNECT_TIMEOUT_S)
+
+def _timeout() -> Any:
+    import httpx
+
+    return httpx.Timeout(SERVER_TIMEOUT_S, connect=SERVER_CONNECT_TIMEOUT_S)
 
 
 def server_client(settings: Settings) -> Any:
@@ -68,11 +72,14 @@ def server_client(settings: Settings) -> Any:
     if url.scheme not in ("http", "https") or not url.hostname:
         raise StoreError(f"PAPERCHAT_CHROMA_URL={settings.chroma_url!r} is not a URL like http://127.0.0.1:8000.")
     client = None
+    port = url.port or (443 if url.scheme == "https" else 8000)
     try:
-        client = chromadb.HttpClient(
-            host=url.hostname, port=url.port or (443 if url.scheme == "https" else 8000), ssl=url.scheme == "https",
-            settings=ChromaSettings(anonymized_telemetry=False),
-        )
+        import httpx
+
+        # chromadb's client asks the server twice while it is made, with no bound on the wait: a
+        # server that runs but does not answer is found here first, within the bound.
+        httpx.get(f"{url.scheme}://{url.hostname}:{port}/api/v2/heartbeat", timeout=_timeout()).raise_for_status()
+        client = chromadb.HttpClient(host=url.hostname, port=port, ssl=url.scheme == "https", settings=ChromaSettings(anonymized_telemetry=False))
         _bound_waits(client)
         client.heartbeat()
     except Exception as exc:  # chromadb raises several types for "not reachable" (httpx's, and its own while it starts)

@@ -8,12 +8,13 @@ import struct
 import time
 from pathlib import Path
 
-from rag.errors import StoreError, damaged
+from rag.errors import StoreError, damaged, is_chroma_internal
 
 # What Chroma's local engine says when its files are damaged: SQLite's own words for a file that is
 # not (or no longer) a database, and the engine's for a vector segment it cannot read.
 _DAMAGED_ENGINE = re.compile(r"file is not a database|database disk image is malformed|Error loading hnsw index|Error finding id")
 SETTLE_S = 1.0
+SETTLE_READS = 5
 _HNSW_HEADER = struct.Struct("<IQQQQ")  # hnswlib's header.bin: version, offsetLevel0, max_elements, cur_element_count, size_data_per_element
 
 
@@ -30,7 +31,7 @@ def server_failed(url: str, exc: BaseException) -> StoreError | None:
     """A Chroma server's own failure (its InternalError) as the StoreError that says what to look at.
     A server whose disk is full says only "Error in compaction: Failed to apply logs to the metadata
     segment" (bench/faults.py, store-server-disk), and its free space cannot be read from here."""
-    if type(exc).__name__ != "InternalError":
+    if not is_chroma_internal(exc):
         return None
     return StoreError(
         f"The Chroma server at {url} failed ({type(exc).__name__}: {exc}). If its disk is full (Chroma says so only as "
@@ -49,19 +50,27 @@ def damaged_store(exc: BaseException, folder: Path) -> StoreError | None:
 def check_segments(folder: Path) -> None:
     """Refuse a local store whose vector segment files disagree with their own header: Chroma's engine
     crashes the whole process (SIGSEGV, exit 139) on a truncated segment instead of raising
-    (chroma-core/chroma#7238), so this is checked before it opens one."""
-    if not damaged_segments(folder):
-        return
-    # Another process may be writing a segment this moment (its header before its data): look again.
-    time.sleep(SETTLE_S)
-    for _, reason in damaged_segments(folder)[:1]:
+    (chroma-core/chroma#7238), so this is checked before it opens one. hnswlib writes a segment's
+    header before its data, so a segment another process is writing can disagree for a moment: it
+    is called damaged only when two reads SETTLE_S apart find the same disagreement (up to
+    SETTLE_READS reads while what they find keeps changing)."""
+    seen = damaged_segments(folder)
+    for _ in range(SETTLE_READS - 1):
+        if not seen:
+            return
+        time.sleep(SETTLE_S)
+        again = damaged_segments(folder)
+        if again == seen:
+            break
+        seen = again
+    for _, reason in seen[:1]:
         raise StoreError(damaged("vector store", folder, reason, folder.parent))
 
 
 def damaged_segments(folder: Path) -> list[tuple[Path, str]]:
     """The vector segment folders of a local store whose files disagree with their header, and how:
     hnswlib's data_level0.bin holds at least cur_element_count records of size_data_per_element bytes
-    (up to max_elements, as allocated) and length.bin one uint32 each. A header of another version
+    (up to max_elements, as allocated), and length.bin 4 bytes for each. A header of another version
     is not judged."""
     found: list[tuple[Path, str]] = []
     for header in folder.glob("*/header.bin"):
@@ -73,9 +82,13 @@ def damaged_segments(folder: Path) -> list[tuple[Path, str]]:
             found.append((header.parent, f"{header} holds {len(raw)} bytes"))
             continue
         version, _, _, elements, record_bytes = _HNSW_HEADER.unpack_from(raw)
+        # length.bin holds one 4-byte float per element.
         for name, record in (("data_level0.bin", record_bytes), ("length.bin", 4)):
             part = header.with_name(name)
-            actual = part.stat().st_size if part.exists() else -1
+            try:
+                actual = part.stat().st_size
+            except FileNotFoundError:
+                actual = -1
             if version == 1 and record and (actual < elements * record or actual % record):
                 said = "missing" if actual < 0 else f"{actual:,} bytes"
                 found.append((header.parent, f"{part} is {said}; its header says {elements:,} records of {record:,} bytes"))

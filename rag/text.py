@@ -245,11 +245,17 @@ _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget)\b[^.]{0,40}\b(?:instructions?|prompts?|rules|above)\b"
     r"|\b(?:system prompt|as an ai|you are (?:now )?(?:an?|the) (?:assistant|ai|language model|chatbot))\b"
     r"|\b(?:reply|respond|answer|say|state|tell the user)\b[^.]{0,30}\b(?:that|with|only)\b[^.]{0,60}\b(?:best|must|always)\b"
-    # The same in Chinese: "忽略以上所有指令", "你现在是一个助手", "系统提示".
-    r"|(?:忽略|无视|忽视|忘记|忘掉|不要理会)[^。]{0,20}(?:指令|指示|提示词|规则)"
-    r"|你现在是|系统提示|(?:回答|回复|告诉用户)[^。]{0,20}(?:只|必须|总是)",
+    # The same in Chinese, addressed to the reader ("请忽略…", "你现在是…") or naming the prompt above
+    # ("忽略以上所有指令"): "我们忽略了语法规则" and "回答准确率总是高于基线" are research sentences.
+    r"|(?:请|你|您)[^。]{0,10}(?:忽略|无视|忽视|忘记|忘掉|不要理会)[^。]{0,20}(?:指令|指示|提示词|规则)"
+    r"|(?:忽略|无视|忽视|忘记|忘掉)(?:以上|上面|上述|之前|前面)[^。]{0,10}(?:指令|指示|提示词|规则)"
+    r"|你现在是|(?:请|你|您)[^。]{0,10}(?:只|必须|总是)[^。]{0,10}(?:回答|回复|说|告诉用户)",
     re.IGNORECASE,
 )
+
+
+# "。" and "，" end and part Chinese sentences: kept, so a pattern stops at them.
+_CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f]")
 
 
 def is_instruction(sentence: str) -> bool:
@@ -270,7 +276,7 @@ def as_seen(text: str) -> str:
         return folded
     from anyascii import anyascii
 
-    return "".join(c if c.isascii() or CJK.match(c) else anyascii(c) for c in folded)
+    return "".join(c if c.isascii() or CJK.match(c) or _CJK_PUNCTUATION.match(c) else anyascii(c) for c in folded)
 
 
 # -- LaTeX --------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from rag import cli
 from rag.api import Paperchat
 from rag.chunking import approx_token_counts
 from rag.config import Settings
-from rag.errors import DiskFullError, disk_full
+from rag.errors import DiskFullError, StoreError, disk_full
 from tests.conftest import ICLR, SEEDS
 from tests.fakes import HashingEmbeddings
 
@@ -173,3 +173,61 @@ def test_only_the_disk_or_chromas_silent_failure_is_said_as_a_full_disk(tmp_path
     assert disk_full(ValueError("a bug, not the disk"), tmp_path) is None  # said as itself, even with little space left
     monkeypatch.setattr(rag.errors, "_free_bytes", lambda folder: 10 * 1024**3)
     assert disk_full(InternalError("Error in compaction"), tmp_path) is None  # plenty of space: not the disk
+
+
+def test_a_chroma_server_that_accepts_but_never_answers_is_said_within_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+    import threading
+    import time
+
+    import rag.store_clients
+
+    monkeypatch.setattr(rag.store_clients, "SERVER_TIMEOUT_S", 1.0)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[object] = []  # accepted connections, kept open and never answered (a hung `chroma run`)
+    threading.Thread(target=lambda: [held.append(listener.accept()) for _ in range(8)], daemon=True).start()
+    began = time.monotonic()
+    try:
+        with pytest.raises(StoreError, match=r"unreachable \(ReadTimeout.*restart it if it runs but does not answer"):
+            rag.store_clients.server_client(Settings(chroma_url=f"http://127.0.0.1:{listener.getsockname()[1]}", _env_file=None))  # type: ignore[call-arg]
+    finally:
+        listener.close()
+    assert time.monotonic() - began < 10  # chromadb's own client would wait for ever
+
+
+def _segment(folder: Path, elements: int, record_bytes: int, data_records: int, length_records: int) -> Path:
+    """A vector segment as hnswlib writes it: header.bin (version 1, offsetLevel0, max_elements,
+    cur_element_count, size_data_per_element, then the rest of its 100 bytes), data_level0.bin, length.bin."""
+    import struct
+
+    segment = folder / "segment"
+    segment.mkdir(parents=True, exist_ok=True)
+    (segment / "header.bin").write_bytes(struct.pack("<IQQQQ", 1, 0, 2 * elements, elements, record_bytes).ljust(100, b"\0"))
+    (segment / "data_level0.bin").write_bytes(b"\0" * data_records * record_bytes)
+    (segment / "length.bin").write_bytes(b"\0" * length_records * 4)
+    return segment
+
+
+def test_a_cut_short_vector_segment_is_found_and_one_being_written_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    import rag.store_faults as faults
+
+    monkeypatch.setattr(faults, "SETTLE_S", 0.2)
+    healthy = tmp_path / "healthy"
+    _segment(healthy, elements=10, record_bytes=16, data_records=20, length_records=20)  # allocated up to max_elements
+    assert faults.damaged_segments(healthy) == []
+    faults.check_segments(healthy)
+    cut = tmp_path / "cut"
+    _segment(cut, elements=10, record_bytes=16, data_records=3, length_records=10)
+    (found,) = faults.damaged_segments(cut)
+    assert "data_level0.bin is 48 bytes; its header says 10 records of 16 bytes" in found[1]
+    with pytest.raises(StoreError, match=r"vector store .* is damaged .*paperchat ingest --rebuild"):
+        faults.check_segments(cut)
+    # Another process writing: the header is ahead of the data for a moment, then the data lands.
+    writing = tmp_path / "writing"
+    segment = _segment(writing, elements=10, record_bytes=16, data_records=5, length_records=10)
+    threading.Timer(0.1, lambda: (segment / "data_level0.bin").write_bytes(b"\0" * 160)).start()
+    faults.check_segments(writing)  # no error: it settled into agreement

@@ -22,7 +22,7 @@ import gradio as gr
 from rag.api import Paperchat
 from rag.conversation import MAX_TURNS, turns_from_history
 from rag.corpus import SUPPORTED_SUFFIXES
-from rag.errors import PaperchatError
+from rag.errors import PaperchatError, uploads_dir
 from rag.language import question_language
 from rag.prompts import say
 from rag.routing import Mode
@@ -340,7 +340,7 @@ class Handlers:
                     f"{inert(path.name)} is {path.stat().st_size / 1e6:.1f} MB; the limit is {self.settings.max_upload_mb} MB "
                     "(PAPERCHAT_MAX_UPLOAD_MB). Split it, or run `paperchat ingest FILE`."
                 )
-        uploads = self.settings.data_dir / "uploads"
+        uploads = uploads_dir(self.settings.data_dir)
         uploads.mkdir(parents=True, exist_ok=True)
         names: dict[str, str] = {}
         targets: list[Path] = []
