@@ -445,6 +445,22 @@ class DiskFull:
     agrees: bool
 
 
+def _ingest_into_a_full_disk(api: Paperchat, mount: Path, leave_kb: int, first: Path, extra: Path) -> tuple[set[str], str, set[str]]:
+    """`first` ingested, the filesystem at `mount` then filled but `leave_kb` (mount/filler), then
+    `first` and `extra` ingested: the papers before, what that ingest said, the papers after it."""
+    api.ingest([first])
+    before = {p.paper_id for p in api.papers()}
+    free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
+    with open(mount / "filler", "wb") as out:
+        out.write(b"\0" * max(0, free - leave_kb * 1024))
+    try:
+        api.ingest([first, extra])
+        message = "(no error)"
+    except PaperchatError as exc:
+        message = str(exc)
+    return before, message, {p.paper_id for p in api.papers()}
+
+
 @contextmanager
 def small_filesystem(mount: Path, size: str) -> Iterator[Path]:
     """A tmpfs of `size` at `mount` (root only); unmounted after (lazily, should a file still be open)."""
@@ -475,18 +491,8 @@ def disk_full_run(folder: Path, papers: int, more: int, seams: dict[str, Any] | 
         settings = Settings(data_dir=mount / "data", multilingual=False, llm_backend="none", ingest_batch_chunks=8, _env_file=None)  # type: ignore[call-arg]
         api = Paperchat(settings, **(seams or {}))
         try:
-            api.ingest([first])
-            before = {p.paper_id for p in api.papers()}
+            before, message, held = _ingest_into_a_full_disk(api, mount, leave_kb, first, extra)
             filler = mount / "filler"
-            free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
-            with open(filler, "wb") as out:
-                out.write(b"\0" * max(0, free - leave_kb * 1024))
-            try:
-                api.ingest([first, extra])
-                message = "(no error)"
-            except PaperchatError as exc:
-                message = str(exc)
-            held = {p.paper_id for p in api.papers()}
             title = json.loads(first.read_text(encoding="utf-8").splitlines()[0])["title"]
             try:
                 while_full = "answers" if api.search(title, 3).hits else "no hits"
@@ -535,18 +541,8 @@ def server_disk_full_run(folder: Path, papers: int, more: int, seams: dict[str, 
                 ingest_batch_chunks=8, _env_file=None,
             )
             api = Paperchat(settings, **(seams or {}))
-            api.ingest([first])
-            before = {p.paper_id for p in api.papers()}
+            before, message, held = _ingest_into_a_full_disk(api, mount, leave_kb, first, extra)
             filler = mount / "filler"
-            free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
-            with open(filler, "wb") as out:
-                out.write(b"\0" * max(0, free - leave_kb * 1024))
-            try:
-                api.ingest([first, extra])
-                message = "(no error)"
-            except PaperchatError as exc:
-                message = str(exc)
-            held = {p.paper_id for p in api.papers()}
             try:
                 while_full = "answers" if api.search("diffusion", 3).hits else "no hits"
             except PaperchatError as exc:
