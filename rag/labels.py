@@ -93,9 +93,14 @@ _FINDING_RE = re.compile(
 # "we address this gap by providing ...": the object is filler, the means is the gist.
 _FILLER_OBJECT_RE = re.compile(
     r"^(?:this|these|the|such)\s+(?:\w+\s+){0,2}?(?:gaps?|issues?|problems?|challenges?|questions?"
-    r"|limitations?|shortcomings?|study|work|paper)\s+(?:by|through|via|with|and\s+\w+)\s+",
+    r"|limitations?|shortcomings?|study|work|paper)\s+(?:by|through|via|with|and\s+\w+)\s+"
+    # "(we address) this bottleneck by introducing X": whatever "this" is, X is the gist.
+    r"|^(?:this|these|such)\s+(?:\w+\s+){0,2}?(?:by|through|via)\s+(?:introducing|proposing|developing|designing|presenting)\s+",
     re.IGNORECASE,
 )
+# A gist that opens by pointing back ("These assumptions hold only briefly ...") needs the sentence
+# before it: it is no title, and the abstract's subject phrase stands in for it.
+_ANAPHORIC_RE = re.compile(r"(?:This|These|Those|Such|That|It|Its|Their|They)\b")
 # Asides that interrupt a description ("a method that, for the first time, ...").
 _ASIDE_RE = re.compile(
     r",\s*(?:for the first time|to (?:the best of )?our knowledge|in particular|specifically|notably"
@@ -344,6 +349,8 @@ def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_
         label = f"{name.text}: {gist}" if gist else name.text
     if not label:
         label = _capitalise(_fallback_gist(sentences, gist_words))
+        if _ANAPHORIC_RE.match(label) and (subject := subject_phrase(text, "")):
+            label = _capitalise(subject)
     label = _bound_length(label, gist_words)
     if label:
         label = _with_subject(label, text, max_words, bare_name=name is not None and label == name.text)

@@ -233,3 +233,16 @@ def test_a_stranded_participle_does_not_end_a_label() -> None:
 )
 def test_cuts_leave_a_title(abstract: str, expected: str) -> None:
     assert make_label(abstract) == expected
+
+
+def test_a_gist_that_points_back_is_replaced_and_this_bottleneck_by_introducing_x_is_x() -> None:
+    anaphoric = (
+        "Learning rate transfer across widths rests on assumptions about training. We show that these assumptions "
+        "hold only briefly at the start of training, after which learning rate transfer fails."
+    )
+    assert make_label(anaphoric) == "Rate transfer"  # the abstract's subject, not "These assumptions hold ..."
+    bottleneck = (
+        "Model predictive control is slow on CPUs. We address this bottleneck by introducing a GPU-accelerated "
+        "differentiable solver for model predictive control."
+    )
+    assert make_label(bottleneck).startswith("GPU-accelerated differentiable solver")
