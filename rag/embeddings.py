@@ -147,11 +147,17 @@ def backend_shown(settings: Settings) -> str:
 
     if settings.embedding_backend != "auto":
         return backend_label(settings.embedding_backend)
-    if settings.embedding_device == "auto" and "torch" not in sys.modules and not _cpu_only_torch():
+    if _device_unknown_yet(settings):
         return "auto (chosen when the model loads)"
     return f"{backend_label(embedding_backend(settings, embedding_device(settings)))} (auto)"
 
 
+def _device_unknown_yet(settings: Settings) -> bool:
+    """Whether only importing torch could tell the device (the status line waits for the model instead)."""
+    return settings.embedding_device == "auto" and "torch" not in sys.modules and not _cpu_only_torch()
+
+
+@lru_cache(maxsize=1)  # the installed torch does not change while the process runs; the status line asks often
 def _cpu_only_torch() -> bool:
     """A CPU-only build of torch (its version ends in +cpu; none installed) sees no GPU: known from its
     metadata, without importing torch, which costs an ingest on the CPU backends 2-8 s here."""
@@ -165,7 +171,7 @@ def _cpu_only_torch() -> bool:
 
 def device_shown(settings: Settings) -> str:
     """What the status line says of the device, without importing torch to find out."""
-    if settings.embedding_device == "auto" and "torch" not in sys.modules and not _cpu_only_torch():
+    if _device_unknown_yet(settings):
         return "auto (chosen when the model loads)"
     device = embedding_device(settings)
     shown = f"{device}, float16" if device.startswith("cuda") else device
