@@ -51,6 +51,10 @@ class Corpus(Protocol):
 
     def topics(self) -> list[Group]: ...
 
+    def label_background(self) -> tuple[Counter[str], int]:
+        """rag/topics.label_background of the whole corpus: what a group's label stands out from."""
+        ...
+
 
 @dataclass(frozen=True)
 class Request:
