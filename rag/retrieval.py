@@ -119,6 +119,11 @@ def search(
         fused = reciprocal_rank_fusion([dense_ranked, [p for p, _ in lexical_hits]])
     else:
         fused = weighted_fusion({p: s for p, (s, _) in dense.items()}, dict(lexical_hits), cal.dense_weight)
+    if dense and mode == "hybrid":
+        # A paper only BM25 found still needs its own cosine: relevance (what says whether a paper
+        # is about the question) was 0 for it, so a theme summary dropped "MoE" papers its
+        # abstract words found (ICLR: 8 of 48 gold papers of "mixture-of-experts").
+        dense |= _cosines(store, vector, [p for p in sorted(fused, key=lambda p: fused[p], reverse=True)[:k] if p not in dense], cal)
     relevance = {p: score for p, (score, _) in dense.items()}
     texts_of: dict[str, tuple[ChunkStore, str]] = {p: (store, chunk) for p, (_, chunk) in dense.items()}
     if across is not None:
@@ -130,9 +135,7 @@ def search(
         fused = weighted_fusion({p: s for p, (s, _) in crossing.items()}, fused, across.weight)
         # A paper only the English words found still needs the question's own cosine: it is
         # what says whether the paper is about the question.
-        leading = [p for p in sorted(fused, key=lambda p: fused[p], reverse=True)[:k] if p not in crossing]
-        if leading:
-            crossing |= _dense(across.store, vector, len(leading), set(leading), cal)
+        crossing |= _cosines(across.store, vector, [p for p in sorted(fused, key=lambda p: fused[p], reverse=True)[:k] if p not in crossing], cal)
         relevance = {p: score for p, (score, _) in crossing.items()}
         texts_of = {**texts_of, **{p: (across.store, chunk) for p, (_, chunk) in crossing.items()}}
         timings["multilingual"] = ms_since(mark)
@@ -178,6 +181,11 @@ def _dense(store: ChunkStore, vector: Sequence[float], candidates: int, allowed:
             break
         fetch *= 4
     return dense
+
+
+def _cosines(store: ChunkStore, vector: Sequence[float], paper_ids: Sequence[str], cal: Calibration) -> dict[str, tuple[float, str]]:
+    """_dense for just these papers (those the other side found): their best chunk's cosine."""
+    return _dense(store, vector, len(paper_ids), set(paper_ids), cal) if paper_ids else {}
 
 
 def _chunk_texts(wanted: Sequence[tuple[ChunkStore, str]]) -> dict[str, str]:

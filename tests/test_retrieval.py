@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from rag.corpus import load_papers
 from rag.errors import PaperchatError
 from rag.lexical import LexicalIndex, paper_name
 from rag.records import Paper
-from rag.retrieval import reciprocal_rank_fusion, weighted_fusion
+from rag.retrieval import reciprocal_rank_fusion, search, weighted_fusion
 from tests.conftest import SEEDS, make_fake_api, write_jsonl
 
 SURELOCK = next(p for p in load_papers([SEEDS]).papers if "SureLock" in p.abstract)
@@ -60,6 +61,32 @@ def test_modes_and_fusions_return_one_row_per_paper_best_first(seeded: Paperchat
         assert "total" in result.timings_ms
     with pytest.raises(PaperchatError, match="mode"):
         seeded.search("x", mode="fuzzy")  # type: ignore[arg-type]
+
+
+class _Myopic:
+    """A store whose unfiltered search gives one chunk: the dense side brings one paper."""
+
+    def __init__(self, store: Any) -> None:
+        self.store, self.embeddings = store, store.embeddings
+
+    def search_by_vector(self, vector: Any, n: int, where: Any = None, with_text: bool = True) -> Any:
+        return self.store.search_by_vector(vector, n if where else 1, where, with_text=with_text)
+
+    def texts(self, chunk_ids: Any) -> Any:
+        return self.store.texts(chunk_ids)
+
+
+def test_a_paper_only_bm25_found_gets_its_own_cosine(seeded: Paperchat) -> None:
+    """Relevance says whether a paper is about the question (a theme's summary keeps papers by
+    it): a paper the dense side did not bring must not read as cosine 0."""
+    papers, store = seeded.papers_by_id(), seeded.seams.store()
+    query = "masked diffusion language model decoding"
+    hits = search(query, store=_Myopic(store), lexical=seeded.seams.lexical, lookup=lambda ids: {p: papers[p] for p in ids if p in papers}, k=6).hits  # type: ignore[arg-type]
+    assert len(hits) == 6
+    vector = store.embeddings.embed_query(query)
+    for hit in hits:
+        best = max(c.score for c in store.search_by_vector(vector, 5, {"paper_id": hit.paper.paper_id}, with_text=False))
+        assert hit.relevance == pytest.approx(best) and hit.relevance > 0
 
 
 def test_bm25_leaves_out_papers_without_a_shared_word(seeded: Paperchat) -> None:
