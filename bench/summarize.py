@@ -24,7 +24,8 @@ and per part, with the English phrase each theme was matched to.
 `--set multiword`: the same report for bench/themes_multiword.jsonl, 24 English themes named by a
 term of several words whose head word alone names something else ("dataset distillation", not
 knowledge distillation), written blind with title-pattern gold sets, half held out (issue 15);
-and bench/themes_multiword2.jsonl, 16 more written blind later (part "heldout2"), never tuned on.
+bench/themes_multiword2.jsonl, 16 more written blind later (part "heldout2"), never tuned on; and
+bench/themes_multiword3.jsonl, 16 more written blind after the theme-term rule was made (part "heldout3").
 """
 
 from __future__ import annotations
@@ -77,14 +78,14 @@ def main() -> None:
     parser.add_argument("--overview-model", default="served", help="model name sent to that server")
     parser.add_argument(
         "--set", choices=["en", "zh", "multiword"], default="en",
-        help="zh: the Chinese theme requests of bench/zh_dev.jsonl; multiword: bench/themes_multiword.jsonl and themes_multiword2.jsonl",
+        help="zh: the Chinese theme requests of bench/zh_dev.jsonl; multiword: bench/themes_multiword*.jsonl",
     )
     args = parser.parse_args()
     if args.set == "zh":
         by_split(args, ("zh_dev.jsonl", "zh_themes_heldout2.jsonl"), "总结一下关于知识蒸馏的论文")
         return
     if args.set == "multiword":
-        by_split(args, ("themes_multiword.jsonl", "themes_multiword2.jsonl"), "Summarise the papers on knowledge distillation.")
+        by_split(args, ("themes_multiword.jsonl", "themes_multiword2.jsonl", "themes_multiword3.jsonl"), "Summarise the papers on knowledge distillation.")
         return
     if args.overview_url:
         overview(args)

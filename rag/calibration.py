@@ -111,6 +111,21 @@ class Calibration:
     )
     subject_top: int = measured(20, "Best-ranked candidates whose shared core terms are the theme's subject (pseudo-relevance feedback).")
     subject_share: float = measured(0.8, "Share of those candidates that must use a term for it to be part of the subject.")
+    theme_paraphrase_cosine: float = measured(
+        0.55,
+        "A candidate that never names the theme's term of several words ('Bayesian optimization') stays when its best chunk's cosine "
+        "to the theme is at least this: on the tuned multiword themes (dev and first held-out part, 24) 0.50 kept more strays "
+        "(off-theme 0.072 and 0.144 against 0.070 and 0.117), 0.60 lost papers (held-out recall 0.850 against 0.856) (bench/RESULTS.md, issue 15).",
+        cosine=True,
+    )
+    theme_term_gap: float = measured(
+        0.04,
+        "The term is required only when the candidates that never name it sit this much further from the theme (mean best-chunk "
+        "cosine) than those that do. Tuned themes (multiword dev and first held-out, English and Chinese dev): required always, "
+        "English dev recall 0.899 → 0.822 and Chinese 0.881 → 0.807; with this gap 0.880 and 0.881 at off-theme 0.076 (0.106 "
+        "never); 0.08 let more strays in (multiword held-out 0.152) (bench/RESULTS.md, issue 15).",
+        cosine=True,
+    )
 
     # -- a question in another language (rag/retrieval.py, rag/crosslingual.py) --
     multilingual_weight: float = measured(

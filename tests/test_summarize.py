@@ -16,7 +16,18 @@ from rag.records import Hit, Paper
 from rag.summarize import summary_line
 from rag.text import split_sentences
 from rag.theme_request import theme_head, theme_of
-from rag.themes import about_theme, core_terms, is_about, mentioned, modifier_units, shared_head, theme_grounding, theme_unit
+from rag.themes import (
+    about_theme,
+    core_terms,
+    is_about,
+    mentioned,
+    modifier_units,
+    names_a_term,
+    shared_head,
+    theme_grounding,
+    theme_terms,
+    theme_unit,
+)
 from rag.topics import group
 from rag.verify import draft_sentences
 from tests.conftest import write_jsonl
@@ -178,9 +189,48 @@ def test_a_summary_keeps_papers_that_use_the_subject_its_best_matches_share() ->
     frequency = {"differenti": 200, "privaci": 120, "machin": 300, "learn": 2500}
     kept = {h.paper.paper_id for h in about_theme("differential privacy in machine learning", hits, frequency, 5000)}
     assert kept == {f"p{i}" for i in range(MINILM.subject_top)}
-    # Fewer candidates than MINILM.subject_top: no subject is inferred, every core term counts.
+    # Fewer candidates than MINILM.subject_top: no subject is inferred, every core term counts (and
+    # two papers naming "differential privacy" are too few to tell the privacy paper apart by its term).
     kept = {h.paper.paper_id for h in about_theme("differential privacy in machine learning", hits[-3:], frequency, 5000)}
     assert kept == {"p18", "p19", "p98"}
+
+
+def test_a_themes_terms_are_its_runs_of_content_words_that_hold_a_core_term() -> None:
+    assert theme_terms("Bayesian optimization", {"bayesian"}) == [("bayesian", "optim")]
+    assert set(theme_terms("time series forecasting", {"forecast", "seri"})) == {
+        ("time", "seri"), ("time", "seri", "forecast"), ("seri", "forecast")
+    }
+    # "/" parts, "methods" and function words end a term; a hyphenated word is one core term, not a run.
+    assert theme_terms("knowledge editing / model editing research", {"edit"}) == [("knowledg", "edit"), ("model", "edit")]
+    assert theme_terms("preference optimization methods", {"prefer", "optim"}) == [("prefer", "optim")]
+    assert theme_terms("mixture-of-experts", {"mixture-of-expert"}) == []
+    assert theme_terms("world models", {"world"}) == [("world", "model")]
+
+
+def test_a_paper_that_says_only_a_themes_rare_word_is_in_only_as_a_close_paraphrase() -> None:
+    """"Bayesian optimization" is the unit, in any of its forms or hyphenated, not "Bayesian" alone when that
+    names something else; a paper that says it in other words stays when its best chunk is close to the theme."""
+    named = Paper("n", "We study Bayesian-optimization of hyperparameters. Bayesian acquisition functions matter.", "Bayesian Acquisition", False)
+    inference = Paper("i", "Bayesian inference of posteriors is costly. We propose a Bayesian sampler for posteriors.", "Samplers", False)
+    paraphrase = Paper(
+        "p", "We tune black-box functions with a Gaussian-process surrogate. A Bayesian acquisition picks the next query. "
+        "Its Bayesian posterior helps.", "GP Tuning", False
+    )
+    terms = theme_terms("Bayesian optimization", {"bayesian"})
+    assert names_a_term(named, terms) and not names_a_term(inference, terms) and not names_a_term(paraphrase, terms)
+    # Papers naming the term sit nearer the theme than those that do not: "Bayesian" alone names
+    # something else here, and only a close paraphrase (best chunk at the cut) stays without the term.
+    near = MINILM.theme_paraphrase_cosine
+    more = [replace(named, paper_id=f"n{i}") for i in range(2)]
+    hits = [Hit(p, 1.0, relevance=near + 0.1) for p in [named, *more]] + [Hit(inference, 1.0, relevance=near - 0.2), Hit(paraphrase, 1.0, relevance=near)]
+    frequency = {"bayesian": 120, "optim": 900}
+    assert {h.paper.paper_id for h in about_theme("Bayesian optimization", hits, frequency, 5000)} == {"n", "n0", "n1", "p"}
+    # A theme of one rare word has no term of several words: "Bayesian" is enough.
+    assert {h.paper.paper_id for h in about_theme("Bayesian", hits, frequency, 5000)} == {"n", "n0", "n1", "i", "p"}
+    # When the papers without the term sit as near the theme as those with it, the word alone is the
+    # theme ("unlearning" papers that never say "machine unlearning"): all stay.
+    alike = [replace(h, relevance=near - 0.05) for h in hits]  # none a close paraphrase either
+    assert {h.paper.paper_id for h in about_theme("Bayesian optimization", alike, frequency, 5000)} == {"n", "n0", "n1", "i", "p"}
 
 
 def test_a_themes_examples_and_asides_are_not_required_of_its_papers() -> None:
