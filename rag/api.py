@@ -101,8 +101,7 @@ class Paperchat:
         )
 
     def english_theme(self, theme: str) -> str:
-        """The English phrase of the corpus a theme in another language names ("机器遗忘" → "machine
-        unlearning"), or the theme itself when it is English or the channel is off."""
+        """The corpus's English phrase for a theme in another language ("机器遗忘" → "machine unlearning"), else the theme."""
         from rag.calibration import MULTILINGUAL
         from rag.crosslingual import english_theme
         from rag.language import question_language
@@ -114,16 +113,15 @@ class Paperchat:
 
     def _crossing_tools(self) -> tuple[Any, Any] | None:
         """The corpus's phrase table and the multilingual encoder; None when the channel is off."""
+        from functools import partial
+
         from rag.crosslingual import load_or_build
         from rag.multilingual import encode as encode_with
 
         encoder = self.seams.multilingual
         if encoder is None or self.seams.multilingual_store() is None:
             return None
-
-        def encode(texts: list[str]) -> Any:
-            return encode_with(encoder, texts)
-
+        encode = partial(encode_with, encoder)
         table = self.cache.get("phrases", lambda: load_or_build(self.settings.data_dir / "phrases.npz", self.papers(), encode))
         return table, encode
 
@@ -155,16 +153,13 @@ class Paperchat:
         return self.cache.get("document_frequency", lambda: Counter(t for p in self.papers() for t in key_terms(f"{p.title} {p.abstract}")))
 
     def label_background(self) -> tuple[Counter[str], int]:
-        """rag/topics.label_background of the whole corpus, once per corpus version (5,358 papers: ~7 s,
-        which every theme summary paid before)."""
+        """rag/topics.label_background of the whole corpus, once per corpus version (~7 s for 5,358 papers)."""
         from rag.topics import label_background
 
         return self.cache.get("label_background", lambda: label_background(self.papers()))
 
     def topics(self) -> list[Group]:
-        """The whole corpus in topics, recomputed on first use after the corpus changes, not kept
-        up to date at ingest: ~9 s for 5,358 papers and ~21 s for 21,470 (bench/RESULTS.md), once
-        per corpus version, against ~10 minutes and ~1 hour of embedding to ingest them."""
+        """The whole corpus in topics, on first use after each change of it, not at ingest (bench/RESULTS.md)."""
         return self._topics_and_map()[0]
 
     def topic_map(self) -> list[MapPoint]:
@@ -174,7 +169,7 @@ class Paperchat:
     def _topics_and_map(self) -> tuple[list[Group], list[MapPoint]]:
         from rag.topic_map import corpus_topics
 
-        return self.cache.get("topics", lambda: corpus_topics(self.papers(), self.seams.store().paper_vectors(None)))
+        return self.cache.get("topics", lambda: corpus_topics(self.papers(), self.seams.store().paper_vectors(None), self.label_background()))
 
     def _lexical(self) -> LexicalIndex:
         return self.seams.checked_lexical(self.corpus_version())
@@ -275,11 +270,9 @@ class Paperchat:
         return check_claim(claim, self.context(), paper_id)
 
     def warm_up(self) -> None:
-        """Load what the first question would otherwise wait for: the embedding model, the store,
-        the BM25 index and catalogue, the multilingual channel (its model, the language detector,
-        jieba and the corpus's phrase table: ~15 s once for 5,358 papers) and the local LLM (a
-        one-token draft). A failure is logged and left for that question to report (a broken
-        multilingual model: at once, in the status line); a missing index is not an error here."""
+        """Load what the first question would otherwise wait for: the models, the stores, the corpus's
+        phrase table and label background (~20 s once for 5,358 papers), a one-token draft. A failure is
+        logged for the first question to report (a broken multilingual model: in the status line)."""
         from rag.language import question_language
 
         seams = self.seams
@@ -292,6 +285,7 @@ class Paperchat:
                 self._lexical()
                 self.papers_by_id()
                 self._across("预热")
+                self.label_background()
             if self.settings.llm_backend == "local" and seams.chat is not None:
                 seams.chat.invoke("Hi", max_tokens=1)
         except Exception:  # a warm-up never stops the app; the first real use reports the problem

@@ -114,16 +114,17 @@ class Calibration:
     theme_paraphrase_cosine: float = measured(
         0.55,
         "A candidate that never names the theme's term of several words ('Bayesian optimization') stays when its best chunk's cosine "
-        "to the theme is at least this: on the tuned multiword themes (dev and first held-out part, 24) 0.50 kept more strays "
-        "(off-theme 0.072 and 0.144 against 0.070 and 0.117), 0.60 lost papers (held-out recall 0.850 against 0.856) (bench/RESULTS.md, issue 15).",
+        "to the theme is at least this. Offline sweep over the tuned multiword themes' candidates (dev / first held-out part, term "
+        "always required): 0.50 recall 0.809 / 0.856, off-theme 0.072 / 0.144; 0.55 0.809 / 0.856, 0.070 / 0.117; 0.60 0.809 / "
+        "0.850, 0.070 / 0.106 (bench/RESULTS.md, issue 15, last stop).",
         cosine=True,
     )
     theme_term_gap: float = measured(
         0.04,
         "The term is required only when the candidates that never name it sit this much further from the theme (mean best-chunk "
-        "cosine) than those that do. Tuned themes (multiword dev and first held-out, English and Chinese dev): required always, "
-        "English dev recall 0.899 → 0.822 and Chinese 0.881 → 0.807; with this gap 0.880 and 0.881 at off-theme 0.076 (0.106 "
-        "never); 0.08 let more strays in (multiword held-out 0.152) (bench/RESULTS.md, issue 15).",
+        "cosine) than those that do. Offline sweep on the tuned themes (English dev recall / off-theme, Chinese dev recall, "
+        "multiword held-out off-theme): never required 0.899 / 0.106, 0.881, 0.244; always 0.822 / 0.073, 0.807, 0.119; gap 0.00 "
+        "0.866 / 0.075, 0.846, 0.119; 0.04 0.880 / 0.076, 0.881, 0.128; 0.08 0.886 / 0.080, 0.881, 0.152 (bench/RESULTS.md, issue 15).",
         cosine=True,
     )
 

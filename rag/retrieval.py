@@ -89,6 +89,7 @@ def search(
     candidates = max(cal.min_candidates, 2 * k)
 
     dense: dict[str, tuple[float, str]] = {}  # paper_id -> (best chunk's cosine, its chunk id)
+    side: tuple[ChunkStore, Sequence[float]] | None = None  # the store and vector relevance is read from
     # A question in another language: the multilingual channel is its dense side, and its English
     # words are read by BM25 alone. MiniLM reading those words too found the same papers (Chinese
     # dev set, iclr-zh single Recall@5 0.977 either way) and cost ~60 ms a question.
@@ -98,6 +99,7 @@ def search(
         mark = time.perf_counter()
         dense = _dense(store, vector, candidates, allowed, cal)
         timings["dense"] = ms_since(mark)
+        side = (store, vector)
 
     lexical_hits: list[tuple[str, float]] = []
     named: list[str] = []
@@ -119,11 +121,6 @@ def search(
         fused = reciprocal_rank_fusion([dense_ranked, [p for p, _ in lexical_hits]])
     else:
         fused = weighted_fusion({p: s for p, (s, _) in dense.items()}, dict(lexical_hits), cal.dense_weight)
-    if dense and mode == "hybrid":
-        # A paper only BM25 found still needs its own cosine: relevance (what says whether a paper
-        # is about the question) was 0 for it, so a theme summary dropped "MoE" papers its
-        # abstract words found (ICLR: 8 of 48 gold papers of "mixture-of-experts").
-        dense |= _cosines(store, vector, [p for p in sorted(fused, key=lambda p: fused[p], reverse=True)[:k] if p not in dense], cal)
     relevance = {p: score for p, (score, _) in dense.items()}
     texts_of: dict[str, tuple[ChunkStore, str]] = {p: (store, chunk) for p, (_, chunk) in dense.items()}
     if across is not None:
@@ -133,9 +130,7 @@ def search(
         vector = across.store.embeddings.embed_query(across.question)
         crossing = _dense(across.store, vector, candidates, allowed, cal)
         fused = weighted_fusion({p: s for p, (s, _) in crossing.items()}, fused, across.weight)
-        # A paper only the English words found still needs the question's own cosine: it is
-        # what says whether the paper is about the question.
-        crossing |= _cosines(across.store, vector, [p for p in sorted(fused, key=lambda p: fused[p], reverse=True)[:k] if p not in crossing], cal)
+        side = (across.store, vector)
         relevance = {p: score for p, (score, _) in crossing.items()}
         texts_of = {**texts_of, **{p: (across.store, chunk) for p, (_, chunk) in crossing.items()}}
         timings["multilingual"] = ms_since(mark)
@@ -148,6 +143,15 @@ def search(
     # BM25 index or a chunk was written) must not cost the user a result.
     papers = lookup(ranked)
     top = [p for p in ranked if p in papers][:k]
+    if side is not None and (missing := [p for p in top if p not in relevance and p not in named]):
+        # A paper only BM25 found still needs its own cosine: relevance is what says whether a
+        # paper is about the question, and at 0 a theme summary dropped "MoE" papers their
+        # abstract words found (ICLR: 8 of 48 gold papers of "mixture-of-experts").
+        looked = time.perf_counter()
+        found = _dense(side[0], side[1], len(missing), set(missing), cal)
+        relevance |= {p: score for p, (score, _) in found.items()}
+        texts_of |= {p: (side[0], chunk) for p, (_, chunk) in found.items()}
+        timings["cosines"] = ms_since(looked)
     texts = _chunk_texts([texts_of[p] for p in top if p in texts_of])
     hits = [
         Hit(
@@ -181,11 +185,6 @@ def _dense(store: ChunkStore, vector: Sequence[float], candidates: int, allowed:
             break
         fetch *= 4
     return dense
-
-
-def _cosines(store: ChunkStore, vector: Sequence[float], paper_ids: Sequence[str], cal: Calibration) -> dict[str, tuple[float, str]]:
-    """_dense for just these papers (those the other side found): their best chunk's cosine."""
-    return _dense(store, vector, len(paper_ids), set(paper_ids), cal) if paper_ids else {}
 
 
 def _chunk_texts(wanted: Sequence[tuple[ChunkStore, str]]) -> dict[str, str]:

@@ -3,8 +3,9 @@ is: rag/theme_request.py.)
 
 A paper is in a theme when it is grounded in it (rag/evidence.grounding, each theme term weighted
 by its rarity), uses every term of the theme's subject, names a core term in its title or in
-several sentences of its abstract, and, for a theme of several words, names that term as a unit or
-says it in other words (its best chunk close to it by embedding). The cuts were measured by reading
+several sentences of its abstract, and, for a theme of several words whose rare word alone names
+other work among the candidates, names that term as a unit or says it in other words (its best
+chunk close to the theme by embedding). The cuts were measured by reading
 included papers (bench/summarize_judged.jsonl, rag/calibration.py).
 """
 
@@ -47,7 +48,7 @@ def theme_unit(theme: str, core: set[str]) -> tuple[str, ...]:
     for length in (2, 3):
         for start in range(len(words) - length + 1):
             run = tuple(words[start : start + length])
-            if core & set(run) and all(w not in _STOPWORD_STEMS or w in _HEADS for w in run) and run[0] not in _HEADS:
+            if core & set(run) and all(map(_is_content, run)) and run[0] not in _HEADS:
                 return run
     return ()
 
@@ -60,7 +61,7 @@ def modifier_units(theme: str, core: set[str]) -> list[tuple[str, ...]]:
     """The theme's two-word terms that end in a core term, modifier first ("knowledge editing / model
     editing" → knowledge edit, model edit)."""
     words = term_sequence(theme)
-    return list(dict.fromkeys((a, b) for a, b in pairwise(words) if b in core and a not in core and (a not in _STOPWORD_STEMS or a in _HEADS)))
+    return list(dict.fromkeys((a, b) for a, b in pairwise(words) if b in core and a not in core and _is_content(a)))
 
 
 def shared_head(units: Sequence[tuple[str, ...]], core: set[str], texts: Sequence[str]) -> bool:
@@ -79,32 +80,44 @@ def shared_head(units: Sequence[tuple[str, ...]], core: set[str], texts: Sequenc
 
 # Words that close a theme's term rather than belong to it ("preference optimization methods",
 # "model editing research").
-_GENERIC = frozenset(stem_words(["method", "approach", "study", "research"]))
+_TERM_CLOSERS = frozenset(stem_words(["method", "approach", "study", "research"]))
+# Candidates that must name a theme's term before the others can be told apart from them.
+MIN_TERM_PAPERS = 3
 
 
 def theme_terms(theme: str, core: set[str]) -> list[tuple[str, ...]]:
-    """The theme's terms of several words: every run of two or more of its adjacent content words
-    that holds a core term ("Bayesian optimization"; "time series", "series forecasting" and
-    "time series forecasting"; "knowledge editing" and "model editing" of "knowledge editing / model
-    editing"). A hyphenated term ("mixture-of-experts") is one core term, not counted here."""
+    """The theme's terms of several words: the runs of two or more of its adjacent content words
+    that end where the theme's phrase ends (its head noun) and hold a core term ("Bayesian
+    optimization", not "scalable Bayesian" of "scalable Bayesian optimization"; "series forecasting"
+    and "time series forecasting"; "knowledge editing" and "model editing" of "knowledge editing /
+    model editing"). A hyphenated term ("mixture-of-experts") is one core term, not counted here."""
     terms: list[tuple[str, ...]] = []
     for part in re.split(r"[/,;:()]", theme):
         run: list[str] = []
         for word in [*term_sequence(part), ""]:
-            if word and (word not in _STOPWORD_STEMS or word in _HEADS) and word not in _GENERIC:
+            if word and _is_content(word) and word not in _TERM_CLOSERS:
                 run.append(word)
                 continue
-            spans = (tuple(run[i:j]) for i in range(len(run)) for j in range(i + 2, len(run) + 1))
-            terms += [span for span in spans if core & set(span) and not set(span) <= _HEADS]
+            terms += [tuple(run[i:]) for i in range(len(run) - 1) if core & set(run[i:])]
             run = []
     return list(dict.fromkeys(terms))
 
 
 def names_a_term(paper: Paper, terms: Sequence[tuple[str, ...]]) -> bool:
     """Whether the paper's title or a sentence of its abstract says one of the theme's terms, its
-    words adjacent in any of their forms ("Bayesian optimisation", "Bayesian-optimization")."""
-    texts = ([] if paper.title_is_generated else [paper.title]) + sentences_of(paper)
-    return any(_says(term, term_sequence(text)) for text in texts for term in terms)
+    words adjacent and in order, in any forms the stemmer folds together ("Bayesian-optimization",
+    "reward modeling" for "reward models"; not "optimisation", nor "detecting hallucinations")."""
+    return any(_says(term, term_sequence(text)) for text in _texts(paper) for term in terms)
+
+
+def _texts(paper: Paper) -> list[str]:
+    """What names a theme: the title (unless generated from the abstract) and the abstract's sentences."""
+    return ([] if paper.title_is_generated else [paper.title]) + sentences_of(paper)
+
+
+def _is_content(stem: str) -> bool:
+    """A word a term is made of: not a stop word, or a term's own ("model")."""
+    return stem not in _STOPWORD_STEMS or stem in _HEADS
 
 
 def _says(unit: tuple[str, ...], words: Sequence[str]) -> bool:
@@ -160,7 +173,7 @@ def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibrat
     if not core:
         return True
     sentences = sentences_of(paper)
-    texts = ([] if paper.title_is_generated else [paper.title]) + sentences
+    texts = _texts(paper)
     # A unit counts as all of the core, named together; a core word that heads a unit counts only
     # in it ("editing" only as "knowledge editing"), the others still count alone ("conformal").
     alone = set() if together else core - {u[-1] for u in units}
@@ -231,18 +244,19 @@ def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str
     # papers for 14), but "unlearning" alone is "machine unlearning". A paper that never names the
     # term stays as a close paraphrase: its best chunk near the theme. (Its best sentence's cosine
     # did no better on the tuned themes and cost up to 2.5 s of encoding.)
-    terms = theme_terms(theme, core)
-    named = {h.paper.paper_id for h in kept if terms and names_a_term(h.paper, terms)}
-    if not elsewhere(kept, named, cal):
+    multiword = theme_terms(theme, core)
+    named = {h.paper.paper_id for h in kept if multiword and names_a_term(h.paper, multiword)}
+    if not word_alone_names_other_work(kept, named, cal):
         return kept
     return [h for h in kept if h.paper.paper_id in named or h.relevance >= cal.theme_paraphrase_cosine]
 
 
-def elsewhere(kept: Sequence[Hit], named: set[str], cal: Calibration = MINILM) -> bool:
-    """Whether the candidates that never name the theme's term are about something else: they sit
-    further from the theme (mean best-chunk cosine) than those that name it, by more than
-    `theme_term_gap`. ("LLM unlearning" papers sit as close as "machine unlearning" ones;
-    "Bayesian inference" papers further than "Bayesian optimization" ones.)"""
+def word_alone_names_other_work(kept: Sequence[Hit], named: set[str], cal: Calibration = MINILM) -> bool:
+    """Whether the candidates that never name the theme's term (`named`: those that do, at least
+    MIN_TERM_PAPERS) are about something else: they sit further from the theme (mean best-chunk
+    cosine) than those that name it, by more than `theme_term_gap`. ("LLM unlearning" papers sit as
+    close as "machine unlearning" ones; "Bayesian inference" papers further than "Bayesian
+    optimization" ones.)"""
     ours = [h.relevance for h in kept if h.paper.paper_id in named]
     others = [h.relevance for h in kept if h.paper.paper_id not in named]
-    return len(ours) >= MIN_UNIT_PAPERS and bool(others) and sum(ours) / len(ours) - sum(others) / len(others) > cal.theme_term_gap
+    return len(ours) >= MIN_TERM_PAPERS and bool(others) and sum(ours) / len(ours) - sum(others) / len(others) > cal.theme_term_gap

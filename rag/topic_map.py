@@ -7,6 +7,7 @@ layout to confuse a returning user), and the k-means topics, not the layout, car
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -15,12 +16,14 @@ from rag.records import Group, MapPoint, Paper
 from rag.topics import MAX_OVERVIEW_GROUPS, group
 
 
-def corpus_topics(papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]]) -> tuple[list[Group], list[MapPoint]]:
-    """The whole corpus in topics, and its map. One read of every stored vector serves both (it
-    is most of the cost: ~9 s of ~10 for 5,358 papers). Papers without a vector (an ingest adding
-    them right now) wait for the next corpus version."""
+def corpus_topics(
+    papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], background: tuple[Counter[str], int] | None = None
+) -> tuple[list[Group], list[MapPoint]]:
+    """The whole corpus in topics, and its map: one read of every stored vector serves both.
+    `background`: the corpus's topics.label_background, when already counted. Papers without a
+    vector (an ingest adding them right now) wait for the next corpus version."""
     placed = [p for p in papers if p.paper_id in vectors]
-    groups = group(placed, vectors, MAX_OVERVIEW_GROUPS)
+    groups = group(placed, vectors, MAX_OVERVIEW_GROUPS, background)
     return groups, topic_map(placed, vectors, groups)
 
 
