@@ -30,6 +30,7 @@ from rag.seams import Seams
 
 if TYPE_CHECKING:
     from rag.retrieval import Across, Fusion, SearchMode, SearchResult
+    from rag.topics import LabelBackground
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +153,7 @@ class Paperchat:
 
         return self.cache.get("document_frequency", lambda: Counter(t for p in self.papers() for t in key_terms(f"{p.title} {p.abstract}")))
 
-    def label_background(self) -> tuple[Counter[str], int]:
+    def label_background(self) -> LabelBackground:
         """rag/topics.label_background of the whole corpus, once per corpus version (~7 s for 5,358 papers)."""
         from rag.topics import label_background
 

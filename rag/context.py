@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from rag.evidence import SentenceVectors
     from rag.retrieval import SearchResult
+    from rag.topics import LabelBackground
 
 
 class Corpus(Protocol):
@@ -51,7 +52,7 @@ class Corpus(Protocol):
 
     def topics(self) -> list[Group]: ...
 
-    def label_background(self) -> tuple[Counter[str], int]:
+    def label_background(self) -> LabelBackground:
         """rag/topics.label_background of the whole corpus: what a group's label stands out from."""
         ...
 

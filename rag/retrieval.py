@@ -147,10 +147,10 @@ def search(
         # A paper only BM25 found still needs its own cosine: relevance is what says whether a
         # paper is about the question, and at 0 a theme summary dropped "MoE" papers their
         # abstract words found (ICLR: 8 of 48 gold papers of "mixture-of-experts").
-        looked = time.perf_counter()
-        found = _dense(side[0], side[1], len(missing), set(missing), cal)
+        looked, (side_store, side_vector) = time.perf_counter(), side
+        found = _dense(side_store, side_vector, len(missing), set(missing), cal)
         relevance |= {p: score for p, (score, _) in found.items()}
-        texts_of |= {p: (side[0], chunk) for p, (_, chunk) in found.items()}
+        texts_of |= {p: (side_store, chunk) for p, (_, chunk) in found.items()}
         timings["cosines"] = ms_since(looked)
     texts = _chunk_texts([texts_of[p] for p in top if p in texts_of])
     hits = [

@@ -107,12 +107,12 @@ def names_a_term(paper: Paper, terms: Sequence[tuple[str, ...]]) -> bool:
     """Whether the paper's title or a sentence of its abstract says one of the theme's terms, its
     words adjacent and in order, in any forms the stemmer folds together ("Bayesian-optimization",
     "reward modeling" for "reward models"; not "optimisation", nor "detecting hallucinations")."""
-    return any(_says(term, term_sequence(text)) for text in _texts(paper) for term in terms)
+    return any(_says(term, term_sequence(text)) for text in _texts(paper, sentences_of(paper)) for term in terms)
 
 
-def _texts(paper: Paper) -> list[str]:
+def _texts(paper: Paper, sentences: list[str]) -> list[str]:
     """What names a theme: the title (unless generated from the abstract) and the abstract's sentences."""
-    return ([] if paper.title_is_generated else [paper.title]) + sentences_of(paper)
+    return ([] if paper.title_is_generated else [paper.title]) + sentences
 
 
 def _is_content(stem: str) -> bool:
@@ -173,7 +173,7 @@ def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibrat
     if not core:
         return True
     sentences = sentences_of(paper)
-    texts = _texts(paper)
+    texts = _texts(paper, sentences)
     # A unit counts as all of the core, named together; a core word that heads a unit counts only
     # in it ("editing" only as "knowledge editing"), the others still count alone ("conformal").
     alone = set() if together else core - {u[-1] for u in units}

@@ -7,17 +7,16 @@ layout to confuse a returning user), and the k-means topics, not the layout, car
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from rag.records import Group, MapPoint, Paper
-from rag.topics import MAX_OVERVIEW_GROUPS, group
+from rag.topics import MAX_OVERVIEW_GROUPS, LabelBackground, group
 
 
 def corpus_topics(
-    papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], background: tuple[Counter[str], int] | None = None
+    papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], background: LabelBackground | None = None
 ) -> tuple[list[Group], list[MapPoint]]:
     """The whole corpus in topics, and its map: one read of every stored vector serves both.
     `background`: the corpus's topics.label_background, when already counted. Papers without a

@@ -30,10 +30,12 @@ REPRESENTATIVES = 3
 # Words, and names that begin with a digit ("3DGS", not "DGS").
 _WORD = re.compile(r"(?<![A-Za-z0-9])\d+[A-Za-z][A-Za-z0-9\-]*|[A-Za-z][A-Za-z0-9\-]+")
 _GENERIC = STOPWORDS | COMMON_ML_WORDS
+# How many papers use each word and phrase a label may use, and how many papers there are.
+LabelBackground = tuple[Counter[str], int]
 
 
 def group(
-    papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], max_groups: int = MAX_GROUPS, background: tuple[Counter[str], int] | None = None
+    papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], max_groups: int = MAX_GROUPS, background: LabelBackground | None = None
 ) -> list[Group]:
     """Papers (with a vector) grouped and labelled, biggest group first. `background`: the
     label_background of the corpus the labels should stand out from (default: the papers themselves)."""
@@ -63,7 +65,7 @@ def group(
     return sorted(groups, key=lambda g: (-g.size, g.label))
 
 
-def label_background(papers: Sequence[Paper]) -> tuple[Counter[str], int]:
+def label_background(papers: Sequence[Paper]) -> LabelBackground:
     """How many of `papers` use each word and phrase a label may use, and how many papers there are
     (5,358 papers: ~7 s, so a corpus's is computed once per version, rag/api.py)."""
     counts: Counter[str] = Counter()
