@@ -4,10 +4,12 @@
 
 Data: ../shared/data/iclr2026/papers.jsonl (read in place, evaluation only, never copied here).
 Split by a hash of the paper id, so it never changes: the dev part is the 51 seed papers plus the
-first DEV_SIZE other papers in hash order; the held-out part is the next HELDOUT_SIZE papers.
+first DEV_SIZE other papers in hash order; the held-out part is the next HELDOUT_SIZE papers, and
+"held-out-2" the HELDOUT_SIZE after those (first run on 2026-12-02, after the held-out part had been
+seen too often to count as blind).
 Rules may be tuned on dev (`--show dev` prints each generated title beside the real one); the
 held-out part is only ever run for the table, and `--sample-heldout N` prints N of its generated
-titles and nothing else, for judging fragments by reading.
+titles and nothing else (`--sample-part held-out-2` for the second part), for judging fragments by reading.
 
 Prints a Markdown table per part:
 - words: the share of the real title's content words (lower-cased, stop words removed, Snowball
@@ -39,7 +41,7 @@ DEV_SIZE = 400
 HELDOUT_SIZE = 400
 # A title cut at the character limit ends within about one long word of it.
 CAP_MARGIN = 10
-PARTS = ["dev", "seeds", "held-out"]
+PARTS = ["dev", "seeds", "held-out", "held-out-2"]
 
 
 def content_words(title: str) -> set[str]:
@@ -60,7 +62,8 @@ def looks_cut(label: str) -> bool:
 def split(papers: list[dict]) -> dict[str, list[dict]]:
     ordered = sorted((p for p in papers if not p["in_seeds"]), key=lambda p: hashlib.sha256(p["id"].encode()).hexdigest())
     seeds = [p for p in papers if p["in_seeds"]]
-    return {"dev": seeds + ordered[:DEV_SIZE], "held-out": ordered[DEV_SIZE : DEV_SIZE + HELDOUT_SIZE], "seeds": seeds}
+    heldout_2 = ordered[DEV_SIZE + HELDOUT_SIZE : DEV_SIZE + 2 * HELDOUT_SIZE]
+    return {"dev": seeds + ordered[:DEV_SIZE], "held-out": ordered[DEV_SIZE : DEV_SIZE + HELDOUT_SIZE], "held-out-2": heldout_2, "seeds": seeds}
 
 
 def run(part: list[dict]) -> tuple[list[str], float]:
@@ -74,11 +77,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--show", choices=["dev", "seeds"], help="print each generated title beside the real one")
     parser.add_argument("--sample-heldout", type=int, metavar="N", help="print N held-out generated titles, nothing else")
+    parser.add_argument("--sample-part", default="held-out", choices=["held-out", "held-out-2"], help="the part --sample-heldout reads")
     parser.add_argument("--parts", nargs="+", default=PARTS, choices=PARTS, help="while tuning: dev seeds")
     args = parser.parse_args()
     parts = split([json.loads(line) for line in PAPERS.open(encoding="utf-8")])
     if args.sample_heldout:
-        labels, _ = run(parts["held-out"][: args.sample_heldout])
+        labels, _ = run(parts[args.sample_part][: args.sample_heldout])
         print("\n".join(labels))
         return
     print("| part | papers | words | ms / abstract | proxy: cut-off |")

@@ -34,6 +34,25 @@ _CITATION_WORDS = frozenset({"et", "al"})
 _MODIFIER_SUFFIX = re.compile(r"-(?:based|wise|aware|free|guided|driven|like|style|level|specific)$")
 
 
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|\S")
+
+
+def verbs_in(text: str) -> frozenset[str]:
+    """The words an abstract uses as verbs, lower-cased: after "we", "can", "it", ... ("we perform"),
+    and purpose verbs after "to"; "applied to protein design" leaves "protein" a noun."""
+    tokens = _TOKEN.findall(text)
+    return frozenset(w.lower() for cue, w in itertools.pairwise(tokens) if cue.lower() in _VERB_CUES or (cue.lower() == "to" and _PURPOSE_VERB.fullmatch(w)))
+
+
+def is_verb(word: str, verbs: frozenset[str]) -> bool:
+    """Whether `word`, in any of its inflections ("achieving", "derives", "derive"), is a purpose verb
+    or a verb of the abstract (`verbs_in`)."""
+    word = word.lower()
+    stem = re.sub(r"(?:ing|es|s|ed)$", "", word)
+    forms = {word, stem, stem + "e", stem + "s", stem + "es", stem[:-1] if stem[-2:-1] == stem[-1:] else stem}
+    return any(f in verbs or _PURPOSE_VERB.fullmatch(f) for f in forms if len(f) > 2)
+
+
 def subject_phrase(text: str, label: str) -> str:
     """The abstract's most repeated phrase of two to four content words that the label lacks.
 
@@ -42,10 +61,9 @@ def subject_phrase(text: str, label: str) -> str:
     words and generic phrases high ("deep learning", "extensive experiments"), and YAKE's top
     keyphrase as a whole title scored 0.082 on the titles bench.
     """
-    tokens = re.findall(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|\S", text)
-    # A word the abstract uses as a verb ("we perform", "to generate") is no part of a subject;
-    # "applied to protein design" leaves "protein" a noun.
-    verbs = {w.lower() for cue, w in itertools.pairwise(tokens) if cue.lower() in _VERB_CUES or (cue.lower() == "to" and _PURPOSE_VERB.fullmatch(w))}
+    tokens = _TOKEN.findall(text)
+    # A word the abstract uses as a verb ("we perform", "to generate") is no part of a subject.
+    verbs = verbs_in(text)
     runs: list[list[str]] = [[]]
     for token in tokens:
         word = token.lower()

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 
+from rag.label_clauses import CONTRIBUTION_VERBS, MIN_CLAUSE_CUT_WORDS, PHRASE_OPENERS, reads_as_clause, verb_clause_at
 from rag.label_names import ADVERBS, INTRO_VERB, NAMING_RE, Name, expansion_of, find_name
-from rag.label_subjects import PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, subject_phrase
+from rag.label_subjects import PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, subject_phrase, verbs_in
 from rag.text import key_terms, split_sentences, unwrap_latex_styles
 
 # Users see labels in a one-line list; longer strings get truncated by the UI.
@@ -138,12 +139,13 @@ _FALLBACK_BOUNDARY_RE = re.compile(
 # "... that reframes condition prediction as ..."): a title names the thing and stops before it.
 _CLAUSE_RE = re.compile(
     r"\s(?:in\s+order\s+)?to\s+(?:\w+ly\s+)?(?:" + PURPOSE_VERBS + r")(?![\w-])"
-    r"|\s(?:that|which)\s+(?:\w+ly\s+)?(?:" + PURPOSE_VERBS + r"|\w+s)\s",
+    r"|\s(?:that|which)\s+(?:\w+ly\s+)?(?:" + PURPOSE_VERBS + r"|\w+s)\s"
+    # A finite verb makes a sentence of it ("Langevin dynamics can succeed ..."), "capable of" a clause.
+    # (Lower case only: "IS" is an acronym.)
+    r"|\s(?-i:can|cannot|could|will|would|may|might|must|should|does|do|did|is|are|was|were|has|have|had)\s|\s(?:capable|able)\s+(?:of|to)\s",
     re.IGNORECASE,
 )
 _SUBORDINATE_RE = re.compile(r"(?:when|where|whenever|if|whereas|because|since|while|although|how|whether|once|as|so)\b", re.IGNORECASE)
-# Words a gist keeps before such a clause: "multi-agent system", not "system".
-MIN_CLAUSE_CUT_WORDS = 2
 _QUOTES = "\"“”'‘’"
 
 
@@ -212,21 +214,32 @@ def _trim_trailing(words: list[str]) -> list[str]:
     return words
 
 
-def _cut_phrase(phrase: str, max_words: int, min_words: int, boundaries: re.Pattern[str]) -> str:
+def _cut_phrase(
+    phrase: str, max_words: int, min_words: int, boundaries: re.Pattern[str], verbs: frozenset[str] = frozenset(), min_clause_words: int = MIN_CLAUSE_CUT_WORDS
+) -> str:
     """Shorten a phrase at a clause boundary once it says enough."""
     phrase = _ENUMERATION_RE.sub("", _ASIDE_RE.sub(" ", phrase))
     words = _strip_parentheticals(phrase).strip(" ,;:—" + _QUOTES).split(" ")
     while words and words[0].lower().strip(",") in LEADING_FILLER:
         words.pop(0)
     phrase = " ".join(words)
-    clause = next((m for m in _CLAUSE_RE.finditer(phrase) if len(phrase[: m.start()].split()) >= MIN_CLAUSE_CUT_WORDS), None)
+    clause = next((m for m in _CLAUSE_RE.finditer(phrase) if len(phrase[: m.start()].split()) >= min_clause_words), None)
     if clause:
         phrase = phrase[: clause.start()]
+    verb_clause = verb_clause_at(phrase.split(" "), verbs)
+    if verb_clause is not None:
+        phrase = " ".join(phrase.split(" ")[:verb_clause])
     for boundary in boundaries.finditer(phrase):
         if len(phrase[: boundary.start()].split()) >= min_words:
             phrase = phrase[: boundary.start()]
             break
-    return " ".join(_trim_trailing(phrase.split(" ")[:max_words]))
+    words = phrase.split(" ")
+    if len(words) > max_words:
+        # Cut at the word limit: end before the unfinished phrase, not inside it.
+        words = words[:max_words]
+        opener = max((i for i, w in enumerate(words) if w.lower() in PHRASE_OPENERS and i >= MIN_CLAUSE_CUT_WORDS), default=None)
+        words = words[:opener] if opener is not None else words
+    return " ".join(_trim_trailing(words))
 
 
 def _description_candidates(name: Name, sentences: list[str]) -> list[str]:
@@ -261,36 +274,40 @@ def _description_candidates(name: Name, sentences: list[str]) -> list[str]:
     return candidates
 
 
-def _named_gist(name: Name, sentences: list[str], text: str, max_words: int) -> str:
+def _named_gist(name: Name, sentences: list[str], text: str, max_words: int, verbs: frozenset[str]) -> str:
     limit = min(NAMED_GIST_WORDS, max_words - 1)
     if limit <= 0:
         return ""
     expansion = expansion_of(name, text)
     if expansion:
         return " ".join(_trim_trailing(_strip_parentheticals(expansion).split(" ")[:limit]))
-    gists = [_cut_phrase(c, limit, MIN_NAMED_GIST_WORDS, _NAMED_BOUNDARY_RE) for c in _description_candidates(name, sentences)]
+    # A named thing's description stops at its first clause ("framework that addresses ..."): the
+    # name and the subject phrase say the rest.
+    gists = [_cut_phrase(c, limit, MIN_NAMED_GIST_WORDS, _NAMED_BOUNDARY_RE, verbs, 1) for c in _description_candidates(name, sentences)]
     # "when the posterior at ..." opens a clause about the name, not a description of it.
-    gists = [g for g in gists if not _SUBORDINATE_RE.match(g)]
+    gists = [g for g in gists if not _SUBORDINATE_RE.match(g) and not reads_as_clause(g, verbs)]
     # One word ("X: framework") says little; prefer a longer description if any.
     return next((g for g in gists if len(g.split()) >= 2), next((g for g in gists if g), ""))
 
 
-def _fallback_gist(sentences: list[str], max_words: int) -> str:
-    """Gist of the contribution sentence, else of a finding sentence, else of the first."""
+def _contribution_gist(sentences: list[str], max_words: int, verbs: frozenset[str]) -> str:
+    """Gist of the contribution sentence, else of a finding sentence; "" when each reads as a clause."""
     for pattern in (_CONTRIBUTION_RE, _FINDING_RE):
         for sentence in sentences:
             if pattern.search(sentence):
                 gist = _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1)
                 gist = _FILLER_OBJECT_RE.sub("", _LEADING_FRAME_RE.sub("", gist, count=1), count=1)
-                cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE)
+                cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE, verbs)
                 # Two words are a title when a clause was cut after them ("Graph transformers that scale ...").
-                if len(cut.split()) >= MIN_CLAUSE_CUT_WORDS:
+                if len(cut.split()) >= MIN_CLAUSE_CUT_WORDS and not reads_as_clause(cut, verbs):
                     return cut
-    for sentence in sentences:
-        cut = _cut_phrase(_CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1), max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE)
-        if cut:
-            return cut
     return ""
+
+
+def _opening_gist(sentences: list[str], max_words: int, verbs: frozenset[str]) -> str:
+    """Gist of the first sentence that reads as a phrase: the last resort, as it is mostly background."""
+    cuts = [_cut_phrase(_CONTRIBUTION_PREFIX_RE.sub("", s, count=1), max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE, verbs) for s in sentences]
+    return next((c for c in cuts if c and not reads_as_clause(c, verbs)), next((c for c in cuts if c), ""))
 
 
 def _with_subject(label: str, text: str, max_words: int, bare_name: bool) -> str:
@@ -344,13 +361,19 @@ def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_
     sentences = split_sentences(text)
     label = ""
     name = find_name(sentences, text)
+    verbs = verbs_in(text) | CONTRIBUTION_VERBS
     if name is not None:
-        gist = _named_gist(name, sentences, text, gist_words)
+        # What follows the name in -s is its verb ("RLDP adds a simple regularization").
+        verbs |= {m.group(1).lower() for m in re.finditer(r"(?<![\w-])" + re.escape(name.text) + r"\s+(is|[a-z]{3,}(?<!s)s)\b", text)}
+    if name is not None:
+        gist = _named_gist(name, sentences, text, gist_words, verbs)
         label = f"{name.text}: {gist}" if gist else name.text
     if not label:
-        label = _capitalise(_fallback_gist(sentences, gist_words))
-        if _ANAPHORIC_RE.match(label) and (subject := subject_phrase(text, "")):
-            label = _capitalise(subject)
+        # The contribution, else the abstract's subject phrase, else its opening.
+        label = _contribution_gist(sentences, gist_words, verbs)
+        if not label or _ANAPHORIC_RE.match(label):
+            label = subject_phrase(text, "") or label or _opening_gist(sentences, gist_words, verbs)
+        label = _capitalise(label)
     label = _bound_length(label, gist_words)
     if label:
         label = _with_subject(label, text, max_words, bare_name=name is not None and label == name.text)

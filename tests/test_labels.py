@@ -107,7 +107,8 @@ def test_fallback_to_first_sentence_when_no_contribution_sentence() -> None:
         (  # a lower-case list marker starts a sentence
             "Docking models ignore overlapping fragments. This work addresses these limitations from two aspects. "
             "(i) OverlapBPE tokenization. (ii) A hierarchical interaction network.",
-            "These limitations from two aspects",
+            # "These limitations from two aspects" points back: the next sentence stands in.
+            "Docking models ignore overlapping fragments",
         ),
     ],
 )
@@ -246,3 +247,36 @@ def test_a_gist_that_points_back_is_replaced_and_this_bottleneck_by_introducing_
         "differentiable solver for model predictive control."
     )
     assert make_label(bottleneck).startswith("GPU-accelerated differentiable solver")
+
+
+@pytest.mark.parametrize(
+    ("abstract", "expected"),
+    [
+        (  # a description that opens with a verb is no description ("RKHS: derive a bound")
+            "Kernel methods generalise well. We introduce KerBound, which we use to derive a bound for Rademacher complexity. "
+            "KerBound derives a bound for Rademacher complexity of kernel classes. Kernel classes matter.",
+            "KerBound: kernel classes",
+        ),
+        (  # "to better understand ...": a purpose clause, whatever adverb opens it
+            "We study steganography capabilities in frontier LLMs to better understand the risk they pose. "
+            "Frontier LLMs hide messages. Steganography capabilities grow with scale.",
+            "Steganography capabilities in frontier LLMs",
+        ),
+        (  # a finite verb makes a sentence of it, not a title
+            "We show that Langevin dynamics can succeed with few samples. Langevin dynamics mixes slowly without it.",
+            "Langevin dynamics",
+        ),
+        (  # "capable of ...", and a verb in -ing taking an object, open clauses after the device
+            "We propose FooNet, a video framework achieving large safety gains through three stages. "
+            "Harm perception matters for harm perception models.",
+            "FooNet: video framework for harm perception",
+        ),
+        (  # pointing back mid-gist ("approach to this problem") needs the sentence before it
+            "Routing queries among models is costly. We propose UniRoute, an approach to this problem. "
+            "UniRoute represents each model by its errors on prompt clusters, and prompt clusters route queries.",
+            "UniRoute: routing queries",
+        ),
+    ],
+)
+def test_a_label_is_a_phrase_not_a_clause(abstract: str, expected: str) -> None:
+    assert make_label(abstract) == expected
