@@ -25,7 +25,9 @@ and per part, with the English phrase each theme was matched to.
 term of several words whose head word alone names something else ("dataset distillation", not
 knowledge distillation), written blind with title-pattern gold sets, half held out (issue 15);
 bench/themes_multiword2.jsonl, 16 more written blind later (part "heldout2"), never tuned on; and
-bench/themes_multiword3.jsonl, 16 more written blind after the theme-term rule was made (part "heldout3").
+bench/themes_multiword3.jsonl, 16 more written blind after the theme-term rule was made (part "heldout3");
+bench/themes_multiword4.jsonl, 20 more written blind on 2026-12-02 (part "heldout4"), first run after
+that day's changes.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ def main() -> None:
         by_split(args, ("zh_dev.jsonl", "zh_themes_heldout2.jsonl"), "总结一下关于知识蒸馏的论文")
         return
     if args.set == "multiword":
-        by_split(args, ("themes_multiword.jsonl", "themes_multiword2.jsonl", "themes_multiword3.jsonl"), "Summarise the papers on knowledge distillation.")
+        by_split(args, ("themes_multiword.jsonl", "themes_multiword2.jsonl", "themes_multiword3.jsonl", "themes_multiword4.jsonl"), "Summarise the papers on knowledge distillation.")
         return
     if args.overview_url:
         overview(args)

@@ -44,7 +44,8 @@ _OVERVIEW_WORDS = frozenset(
 )
 _VENUES = ("ICLR", "NeurIPS", "ICML", "CVPR", "ACL", "EMNLP")
 # Words that frame an English request and never name its theme: the overview words above, and
-# asking, reading, time, venue and the function words around them.
+# asking, reading, time, venue, the function words around them, and what papers or people do to a
+# theme ("Which papers tackle X?", "How are people improving X?").
 _FRAME_WORDS = _OVERVIEW_WORDS | {v.lower() for v in _VENUES} | frozenset(
     """
     a an the this that these those some any anything anyone anybody all every everything each what what's whats which who who's
@@ -56,6 +57,8 @@ _FRAME_WORDS = _OVERVIEW_WORDS | {v.lower() for v in _VENUES} | frozenset(
     look stand stands try trying propose found exploring say says said cover covers covered discuss highlight paper works working
     areas topic topics idea trends finding contribution theme themes kinds kind sort sorts types stuff things thing newcomer
     newcomers beginner beginners someone starting tl;dr tldr lit should good fill start dig bring
+    tackle tackles tackling address addresses addressing investigate investigates investigating study studying improve improves
+    improving solve solves solving examine examines handle handles handling
     """.split()
 )
 # Frame words that are also words of topics ("peer review", "topic modeling", "fake news
