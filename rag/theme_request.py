@@ -75,7 +75,7 @@ _VENUE = "(?:" + "|".join(_VENUES) + ")"
 # Phrases that ask where a field stands: frame words, and themselves a request for an overview.
 _FIELD_PHRASES = r"(?:the\s+)?state\s+of(?:\s+the\s+(?:art|field|play))?|open\s+(?:problems|questions|issues|challenges)|lit(?:erature)?\s+review"
 _FRAME_PHRASES = re.compile(
-    rf"(?<![\w-])(?:(?:this|last|past|the\s+past)\s+year|(?:in|at|from|for)\s+(?:{_VENUE}\s+)?20\d\d|at\s+(?:{_VENUE}|the\s+conference)(?:\s+20\d\d)?"
+    rf"(?<![\w-])(?:(?:this|last|past|the\s+past)\s+year(?:'s|’s)?|(?:in|at|from|for)\s+(?:{_VENUE}\s+)?20\d\d|at\s+(?:{_VENUE}|the\s+conference)(?:\s+20\d\d)?"
     rf"|{_VENUE}\s+20\d\d(?:'s)?(?:\s*上)?|20\d\d|so\s+far|right\s+now|these\s+days|of\s+late|to\s+date"
     rf"|{_FIELD_PHRASES})(?![\w-])",
     re.I,
@@ -145,10 +145,52 @@ def _read(request: str) -> _Reading:
     return _Reading(text, tokens, runs, asides)
 
 
+# Where an English request's clauses part: a sentence's end, a dash, a colon, a semicolon; not
+# after an abbreviation ("e.g. VLA policies") nor inside brackets.
+_CLAUSE_BREAK = re.compile(r"(?<=[?!.])\s+(?=\S)|\s+[—–]\s+|\s+-\s+|:\s+|;\s+")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|approx)\.|\b[A-Z]\.)$", re.I)
+
+
+def _clauses(request: str) -> list[str]:
+    """The request cut at `_CLAUSE_BREAK`s outside brackets and not after an abbreviation."""
+    clauses: list[str] = []
+    start = 0
+    for match in _CLAUSE_BREAK.finditer(request):
+        before = request[: match.start()]
+        depth = before.count("(") - before.count(")") + before.count("（") - before.count("）")
+        if depth > 0 or _ABBREVIATION.search(before):
+            continue
+        clauses.append(request[start : match.start()])
+        start = match.end()
+    clauses.append(request[start:])
+    return [c for c in clauses if c.strip()]
+
+
+def theme_clause(request: str) -> str:
+    """The clause of a request of several that names its theme: the first that asks for papers ("image
+    restoration papers? deblurring, deraining, ..."; "Can you summarise the continual learning papers?
+    Mainly interested in ...") or names a topic and nothing else, as a heading ("efficient reasoning for
+    LLMs: what have people done about overthinking ..."); the clauses after it give examples or
+    qualify it. The whole request when it is one clause, has Chinese in it, or no clause is either."""
+    clauses = _clauses(request)
+    if len(clauses) < 2 or _CJK.search(request):
+        return request
+    for clause in clauses:
+        reading = _read(clause)
+        runs = [run for run in reading.runs if run[0] >= 1]
+        if not runs:
+            continue
+        words = [t[2].lower() for t in reading.tokens if t[2][0].isalnum()]
+        covered = sum(end - start for _, start, end in runs)
+        if set(words) & _OVERVIEW_WORDS or covered == len(words):
+            return clause
+    return request
+
+
 def _theme_run(request: str) -> str:
     """The run of the request's words that names the most (the first of equals), with an aside that
-    follows it."""
-    reading = _read(request)
+    follows it, read in the clause that names the theme."""
+    reading = _read(theme_clause(request))
     if not reading.runs:
         return ""
     _, start, end = max(reading.runs, key=lambda run: (run[0], -run[1]))
@@ -189,11 +231,13 @@ def asks_for_overview(request: str) -> bool:
     """Whether a request names one theme and, besides, only asks what the papers on it say or what
     is new in it. A second span of content ("What does the LoRA paper report on GLUE?", "How does
     FlashAttention reduce memory?") makes it a question, not a request for an overview."""
-    reading = _read(strip_citations(request))
+    # The theme is read in its own clause ("image restoration papers? deblurring, deraining, ..."), the
+    # overview words in the whole request ("Causal discovery — which papers should I read?").
+    reading = _read(theme_clause(strip_citations(request)))
     runs = [run for run in reading.runs if run[0] >= 1]
     if len(runs) != 1 or _asked_to_act(reading, runs[0]) or _FACT_ASKED.search(request):
         return False
-    words = {token.lower() for _, _, token in reading.tokens} & _OVERVIEW_WORDS
+    words = {token.lower() for _, _, token in _read(strip_citations(request)).tokens} & _OVERVIEW_WORDS
     _, start, end = runs[0]
     if end - start == 1 and is_coined(reading.tokens[start][2]) and words <= _PAPER_FACTS:
         return False  # "What are the key findings of FlashWorld?": one paper's findings

@@ -49,6 +49,16 @@ def test_theme_requests_are_read_against_labels() -> None:
         ("fake news detection, anything new?", "fake news detection"),
         ("catch me up on cold start recommendation", "cold start recommendation"),
         ("What's new in reading comprehension?", "reading comprehension"),
+        # What papers or people do to a theme frames it:
+        ("Which papers tackle protein design?", "protein design"),
+        ("How are researchers improving sparse retrieval?", "sparse retrieval"),
+        # A request of several clauses: the one that asks for papers, or a heading, names the theme;
+        # the clauses after it give examples or qualify it.
+        ("graph transformer papers? positional encodings, attention over edges, that sort of thing", "graph transformer"),
+        ("Summarise this year's video tokenizer papers. I mostly care about discrete codebooks.", "video tokenizer"),
+        ("tabular foundation models: what have people done about in-context prediction on new tables?", "tabular foundation models"),
+        ("Give me the federated learning papers — FedAvg variants, personalization, client drift.", "federated learning"),
+        ("What's new in robot imitation learning? e.g. diffusion policies, action chunking", "robot imitation learning"),
     ],
 )
 def test_the_theme_is_the_span_that_names_something(request_text: str, theme: str) -> None:
@@ -76,6 +86,8 @@ def test_an_aside_stays_with_the_theme_for_the_search_but_not_its_head() -> None
         ("When was SureLock published?", False),
         ("What are the key findings of FlashWorld?", False),  # one paper's findings
         ("out-of-distribution generalization: what are the main findings?", True),  # a field's
+        ("graph transformer papers? positional encodings, attention over edges, that sort of thing", True),  # examples after the theme
+        ("FlashAttention: how does it cut memory traffic?", False),  # a heading, then a question about it
     ],
 )
 def test_an_overview_names_one_theme_and_asks_only_what_is_in_it(question: str, overview: bool) -> None:
