@@ -214,9 +214,44 @@ def _text(hit: Hit) -> str:
     return f"{hit.paper.title} {hit.paper.abstract}"
 
 
+# What joins two themes asked at once ("code generation and coding agents", "state space models /
+# Mamba"), and the words that make a part a phrase rather than a term ("defenses for LLMs").
+_ALTERNATIVES = re.compile(r"\s+/\s+|\s*,?\s+and\s+|\s+or\s+")
+_PHRASE_WORDS = frozenset("of for in on with to via from under between across against by".split())
+
+
+def theme_parts(theme: str) -> list[str]:
+    """The terms a theme joins by "and", "or" or "/", each a theme of its own, when every part is a
+    term: two words or more ("dataset distillation and dataset condensation"; one is enough after
+    "/": "state space models / Mamba"), none a phrase with a preposition; two modifiers of one head
+    are two terms ("audio and speech language models"). Else the theme alone: "machine learning for
+    weather and climate forecasting" shares its head; "jailbreak attacks and defenses for LLMs" asks
+    for jailbreak defenses."""
+    parts = [p.strip() for p in _ALTERNATIVES.split(theme) if p.strip()]
+    if len(parts) == 2 and "/" not in theme and len(parts[0].split()) == 1 < len(parts[1].split()):
+        # Two modifiers share the head: "few-step and one-step generation" is few-step generation
+        # and one-step generation.
+        parts = [" ".join([parts[0], *parts[1].split()[1:]]), parts[1]]
+    min_words = 1 if "/" in theme else 2
+
+    def is_term(part: str) -> bool:
+        words = part.lower().split()
+        return len(words) >= min_words and not _PHRASE_WORDS.intersection(words)
+
+    return parts if len(parts) > 1 and all(map(is_term, parts)) else [theme]
+
+
 def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM) -> list[Hit]:
-    """The hits (ranked candidates) a summary of `theme` includes, in their order."""
-    theme = theme_head(theme)
+    """The hits (ranked candidates) a summary of `theme` includes, in their order: those about any
+    of the terms it joins (`theme_parts`)."""
+    parts = theme_parts(theme_head(theme))
+    if len(parts) == 1:
+        return _about_one(parts[0], hits, document_frequency, papers, cal)
+    kept = {h.paper.paper_id for part in parts for h in _about_one(part, hits, document_frequency, papers, cal)}
+    return [h for h in hits if h.paper.paper_id in kept]
+
+
+def _about_one(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration) -> list[Hit]:
     core, together = core_terms(theme, document_frequency, papers, cal)
     # The theme as one term when its words are common ("reward models"), or when its core word
     # also names something else among the candidates ("knowledge editing" beside "image editing").

@@ -25,6 +25,7 @@ from rag.themes import (
     names_a_term,
     shared_head,
     theme_grounding,
+    theme_parts,
     theme_terms,
     theme_unit,
 )
@@ -238,6 +239,34 @@ def test_a_themes_examples_and_asides_are_not_required_of_its_papers() -> None:
     assert theme_head("LLM-based multi-agent systems (debate, collaboration)") == "LLM-based multi-agent systems"
     assert theme_head("reward models, including process reward models") == "reward models"
     assert theme_head("diffusion language models") == "diffusion language models"
+
+
+@pytest.mark.parametrize(
+    ("theme", "parts"),
+    [
+        ("protein folding and protein docking", ["protein folding", "protein docking"]),
+        ("graph transformers / GPS", ["graph transformers", "GPS"]),
+        ("sparse and dense retrieval models", ["sparse retrieval models", "dense retrieval models"]),  # one head, two modifiers
+        ("attacks and defenses for LLM agents", ["attacks and defenses for LLM agents"]),  # a phrase: defenses of what?
+        ("vision and language", ["vision and language"]),  # one word each: a field's name
+        ("machine learning for weather and climate forecasting", ["machine learning for weather and climate forecasting"]),
+    ],
+)
+def test_a_theme_joining_terms_is_each_of_them(theme: str, parts: list[str]) -> None:
+    assert theme_parts(theme) == parts
+
+
+def test_a_paper_about_either_joined_term_is_in_the_theme() -> None:
+    def hit(i: int, abstract: str, title: str) -> Hit:
+        return Hit(Paper(f"p{i}", abstract, title, False), 1.0 - i / 100, relevance=0.6)
+
+    folding = "We predict protein folding pathways. Protein folding is slow to simulate."
+    docking = "We score protein docking poses. Protein docking needs rigid bodies."
+    hits = [hit(0, folding, "Faster Protein Folding"), hit(1, docking, "Learned Protein Docking")]
+    # Common words: as one theme, its terms must come together, and the docking paper lacked folding.
+    frequency = {"protein": 900, "fold": 700, "dock": 800}
+    kept = {h.paper.paper_id for h in about_theme("protein folding and protein docking", hits, frequency, 5000)}
+    assert kept == {"p0", "p1"}
 
 
 def test_a_theme_of_common_words_is_named_as_one_term() -> None:
