@@ -27,7 +27,8 @@ knowledge distillation), written blind with title-pattern gold sets, half held o
 bench/themes_multiword2.jsonl, 16 more written blind later (part "heldout2"), never tuned on; and
 bench/themes_multiword3.jsonl, 16 more written blind after the theme-term rule was made (part "heldout3");
 bench/themes_multiword4.jsonl, 20 more written blind on 2026-12-02 (part "heldout4"), first run after
-that day's changes.
+that day's first changes; bench/themes_multiword5.jsonl, 20 more written blind later that day (part
+"heldout5"), its questions unseen until its first run.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def main() -> None:
         by_split(args, ("zh_dev.jsonl", "zh_themes_heldout2.jsonl"), "总结一下关于知识蒸馏的论文")
         return
     if args.set == "multiword":
-        by_split(args, ("themes_multiword.jsonl", "themes_multiword2.jsonl", "themes_multiword3.jsonl", "themes_multiword4.jsonl"), "Summarise the papers on knowledge distillation.")
+        files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5"))
+        by_split(args, files, "Summarise the papers on knowledge distillation.")
         return
     if args.overview_url:
         overview(args)
