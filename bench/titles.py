@@ -5,11 +5,12 @@
 Data: ../shared/data/iclr2026/papers.jsonl (read in place, evaluation only, never copied here).
 Split by a hash of the paper id, so it never changes: the dev part is the 51 seed papers plus the
 first DEV_SIZE other papers in hash order; the held-out part is the next HELDOUT_SIZE papers, and
-"held-out-2" the HELDOUT_SIZE after those (first run on 2026-12-02, after the held-out part had been
-seen too often to count as blind).
+"held-out-2" and "held-out-3" the HELDOUT_SIZE after those, each in turn (first run on 2026-12-02,
+held-out-2 after the held-out part had been seen too often to count as blind, held-out-3 when the
+tagger came).
 Rules may be tuned on dev (`--show dev` prints each generated title beside the real one); the
 held-out part is only ever run for the table, and `--sample-heldout N` prints N of its generated
-titles and nothing else (`--sample-part held-out-2` for the second part), for judging fragments by reading.
+titles and nothing else (`--sample-part held-out-2` or `held-out-3` for the later parts), for judging fragments by reading.
 
 Prints a Markdown table per part:
 - words: the share of the real title's content words (lower-cased, stop words removed, Snowball
@@ -41,7 +42,7 @@ DEV_SIZE = 400
 HELDOUT_SIZE = 400
 # A title cut at the character limit ends within about one long word of it.
 CAP_MARGIN = 10
-PARTS = ["dev", "seeds", "held-out", "held-out-2"]
+PARTS = ["dev", "seeds", "held-out", "held-out-2", "held-out-3"]
 
 
 def content_words(title: str) -> set[str]:
@@ -62,8 +63,8 @@ def looks_cut(label: str) -> bool:
 def split(papers: list[dict]) -> dict[str, list[dict]]:
     ordered = sorted((p for p in papers if not p["in_seeds"]), key=lambda p: hashlib.sha256(p["id"].encode()).hexdigest())
     seeds = [p for p in papers if p["in_seeds"]]
-    heldout_2 = ordered[DEV_SIZE + HELDOUT_SIZE : DEV_SIZE + 2 * HELDOUT_SIZE]
-    return {"dev": seeds + ordered[:DEV_SIZE], "held-out": ordered[DEV_SIZE : DEV_SIZE + HELDOUT_SIZE], "held-out-2": heldout_2, "seeds": seeds}
+    later = {f"held-out-{n}": ordered[DEV_SIZE + (n - 1) * HELDOUT_SIZE : DEV_SIZE + n * HELDOUT_SIZE] for n in (2, 3)}
+    return {"dev": seeds + ordered[:DEV_SIZE], "held-out": ordered[DEV_SIZE : DEV_SIZE + HELDOUT_SIZE], **later, "seeds": seeds}
 
 
 def run(part: list[dict]) -> tuple[list[str], float]:
@@ -77,7 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--show", choices=["dev", "seeds"], help="print each generated title beside the real one")
     parser.add_argument("--sample-heldout", type=int, metavar="N", help="print N held-out generated titles, nothing else")
-    parser.add_argument("--sample-part", default="held-out", choices=["held-out", "held-out-2"], help="the part --sample-heldout reads")
+    parser.add_argument("--sample-part", default="held-out", choices=["held-out", "held-out-2", "held-out-3"], help="the part --sample-heldout reads")
     parser.add_argument("--parts", nargs="+", default=PARTS, choices=PARTS, help="while tuning: dev seeds")
     args = parser.parse_args()
     parts = split([json.loads(line) for line in PAPERS.open(encoding="utf-8")])

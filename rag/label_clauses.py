@@ -1,8 +1,10 @@
 """Whether a label's words read as a clause rather than a title: a verb opens them, a verb's clause
 follows the device they name, or they point back to a sentence before them.
 
-Why by hand: no part-of-speech tagger is installed (spaCy's models come from a model hub); the
-abstract itself tells its verbs (`rag.label_subjects.verbs_in`), and these rules read them.
+The abstract itself tells its verbs (`rag.label_subjects.verbs_in`), and the word rules read them;
+where spaCy's tagger is installed (rag/tagger.py), `title_phrase` also keeps of a gist the noun
+phrase its tags show, which catches the verbs an abstract never uses after "we" ("Training on X
+enables models").
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import re
 
 from rag.label_subjects import is_verb
+from rag.tagger import Tagger
 from rag.text import COMMON_ML_WORDS, MANNER_ADVERB
 
 # Words a gist keeps before a clause: "multi-agent system", not "system".
@@ -55,3 +58,62 @@ def reads_as_clause(gist: str, verbs: frozenset[str]) -> bool:
     # learning rate ..."); a verb's base or -s form does not.
     finite = not first.endswith(("ed", "ing")) and is_verb(first, verbs)
     return first in {"to", "we", "it", "they"} or bool(MANNER_ADVERB.match(first)) or finite or bool(_POINTS_BACK_RE.search(gist))
+
+
+# Penn Treebank tags. A title never opens with a verb's base or finite form, an adverb, "to", a
+# pronoun or a "that"/"which" (it may open with a gerund, a participle or a preposition: "Learning
+# to ...", "Learned ...", "Towards ...").
+_NO_OPENING = frozenset("VB VBZ VBP VBD MD RB RBR RBS TO PRP PRP$ WDT WP WRB EX".split())
+# A finite verb or a relative pronoun starts a clause: the phrase ends before it.
+_CLAUSE_TAGS = frozenset("VBZ VBP VBD MD WDT WP".split())
+# What a title ends with: a noun, a number, a closing bracket.
+_ENDINGS = frozenset("NN NNS NNP NNPS CD -RRB- FW".split())
+_NOUNS = frozenset("NN NNS NNP NNPS".split())
+# Subordinators tagged IN that open a clause, not a phrase.
+_LEAD = "The "
+_SUBORDINATORS = frozenset("that whether if because although though while since once unless".split())
+
+
+def title_phrase(gist: str, tag: Tagger | None) -> str | None:
+    """The noun phrase `gist` opens with, by its part-of-speech tags: cut before a clause (a finite
+    verb, "that"/"which", "to" + verb, a verb in -ing after a noun before its object's article or
+    adjective) and ended on a
+    noun. "" when it opens with a verb, an adverb or a pronoun, or holds no noun; None without a tagger."""
+    if tag is None:
+        return None
+    # Tagged after an article, as the phrase would stand in a sentence: alone, its first word reads
+    # as a sentence's first, and "sparse attention ..." opened with a verb.
+    tokens = [(word, at - len(_LEAD), t) for word, at, t in tag(_LEAD + gist)[1:]]
+    if not tokens:
+        return ""
+    first_word, _, first_tag = tokens[0]
+    if first_tag in _NO_OPENING or first_word.lower() in _SUBORDINATORS:
+        return ""
+    end = len(tokens)
+    for i in range(1, len(tokens)):
+        word, _, t = tokens[i]
+        after = tokens[i + 1][2] if i + 1 < len(tokens) else ""
+        if (
+            t in _CLAUSE_TAGS
+            or word.lower() in _SUBORDINATORS
+            or (t == "TO" and after.startswith("VB"))
+            # "framework achieving unprecedented gains", not "graph coloring heuristics"
+            or (t == "VBG" and tokens[i - 1][2] in _NOUNS and after in {"JJ", "DT", "PRP$"})
+        ):
+            end = i
+            break
+    while end and tokens[end - 1][2] not in _ENDINGS:
+        end -= 1
+    if not any(t in _NOUNS for _, _, t in tokens[:end]):
+        return ""
+    last_word, at, _ = tokens[end - 1]
+    return gist[: at + len(last_word)].strip()
+
+
+def as_title(gist: str, verbs: frozenset[str], tag: Tagger | None) -> str:
+    """`gist` as a title's phrase: "" when the word rules read it as a clause, else the noun phrase
+    its tags show (`title_phrase`), or the gist itself without a tagger."""
+    if not gist or reads_as_clause(gist, verbs):
+        return ""
+    phrase = title_phrase(gist, tag)
+    return gist if phrase is None else phrase

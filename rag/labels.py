@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 
-from rag.label_clauses import CONTRIBUTION_VERBS, MIN_CLAUSE_CUT_WORDS, PHRASE_OPENERS, reads_as_clause, verb_clause_at
+from rag.label_clauses import CONTRIBUTION_VERBS, MIN_CLAUSE_CUT_WORDS, PHRASE_OPENERS, as_title, verb_clause_at
 from rag.label_names import ADVERBS, INTRO_VERB, NAMING_RE, Name, expansion_of, find_name
 from rag.label_subjects import PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, subject_phrase, verbs_in
+from rag.tagger import Tagger, make_tagger
 from rag.text import key_terms, split_sentences, unwrap_latex_styles
 
 # Users see labels in a one-line list; longer strings get truncated by the UI.
@@ -274,7 +275,7 @@ def _description_candidates(name: Name, sentences: list[str]) -> list[str]:
     return candidates
 
 
-def _named_gist(name: Name, sentences: list[str], text: str, max_words: int, verbs: frozenset[str]) -> str:
+def _named_gist(name: Name, sentences: list[str], text: str, max_words: int, verbs: frozenset[str], tag: Tagger | None) -> str:
     limit = min(NAMED_GIST_WORDS, max_words - 1)
     if limit <= 0:
         return ""
@@ -285,12 +286,12 @@ def _named_gist(name: Name, sentences: list[str], text: str, max_words: int, ver
     # name and the subject phrase say the rest.
     gists = [_cut_phrase(c, limit, MIN_NAMED_GIST_WORDS, _NAMED_BOUNDARY_RE, verbs, 1) for c in _description_candidates(name, sentences)]
     # "when the posterior at ..." opens a clause about the name, not a description of it.
-    gists = [g for g in gists if not _SUBORDINATE_RE.match(g) and not reads_as_clause(g, verbs)]
+    gists = [as_title(g, verbs, tag) for g in gists if not _SUBORDINATE_RE.match(g)]
     # One word ("X: framework") says little; prefer a longer description if any.
     return next((g for g in gists if len(g.split()) >= 2), next((g for g in gists if g), ""))
 
 
-def _contribution_gist(sentences: list[str], max_words: int, verbs: frozenset[str]) -> str:
+def _contribution_gist(sentences: list[str], max_words: int, verbs: frozenset[str], tag: Tagger | None) -> str:
     """Gist of the contribution sentence, else of a finding sentence; "" when each reads as a clause."""
     for pattern in (_CONTRIBUTION_RE, _FINDING_RE):
         for sentence in sentences:
@@ -299,15 +300,16 @@ def _contribution_gist(sentences: list[str], max_words: int, verbs: frozenset[st
                 gist = _FILLER_OBJECT_RE.sub("", _LEADING_FRAME_RE.sub("", gist, count=1), count=1)
                 cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE, verbs)
                 # Two words are a title when a clause was cut after them ("Graph transformers that scale ...").
-                if len(cut.split()) >= MIN_CLAUSE_CUT_WORDS and not reads_as_clause(cut, verbs):
+                cut = as_title(cut, verbs, tag)
+                if len(cut.split()) >= MIN_CLAUSE_CUT_WORDS:
                     return cut
     return ""
 
 
-def _opening_gist(sentences: list[str], max_words: int, verbs: frozenset[str]) -> str:
+def _opening_gist(sentences: list[str], max_words: int, verbs: frozenset[str], tag: Tagger | None) -> str:
     """Gist of the first sentence that reads as a phrase: the last resort, as it is mostly background."""
     cuts = [_cut_phrase(_CONTRIBUTION_PREFIX_RE.sub("", s, count=1), max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE, verbs) for s in sentences]
-    return next((c for c in cuts if c and not reads_as_clause(c, verbs)), next((c for c in cuts if c), ""))
+    return next((t for t in (as_title(c, verbs, tag) for c in cuts) if t), next((c for c in cuts if c), ""))
 
 
 def _with_subject(label: str, text: str, max_words: int, bare_name: bool) -> str:
@@ -361,18 +363,18 @@ def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_
     sentences = split_sentences(text)
     label = ""
     name = find_name(sentences, text)
-    verbs = verbs_in(text) | CONTRIBUTION_VERBS
+    verbs, tag = verbs_in(text) | CONTRIBUTION_VERBS, make_tagger()
     if name is not None:
         # What follows the name in -s is its verb ("RLDP adds a simple regularization").
         verbs |= {m.group(1).lower() for m in re.finditer(r"(?<![\w-])" + re.escape(name.text) + r"\s+(is|[a-z]{3,}(?<!s)s)\b", text)}
     if name is not None:
-        gist = _named_gist(name, sentences, text, gist_words, verbs)
+        gist = _named_gist(name, sentences, text, gist_words, verbs, tag)
         label = f"{name.text}: {gist}" if gist else name.text
     if not label:
         # The contribution, else the abstract's subject phrase, else its opening.
-        label = _contribution_gist(sentences, gist_words, verbs)
+        label = _contribution_gist(sentences, gist_words, verbs, tag)
         if not label or _ANAPHORIC_RE.match(label):
-            label = subject_phrase(text, "") or label or _opening_gist(sentences, gist_words, verbs)
+            label = subject_phrase(text, "") or label or _opening_gist(sentences, gist_words, verbs, tag)
         label = _capitalise(label)
     label = _bound_length(label, gist_words)
     if label:
