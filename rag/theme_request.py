@@ -38,7 +38,7 @@ _OVERVIEW_WORDS = frozenset(
     papers work research researchers people studies literature field area landscape summarize summarise summary overview
     survey review recap rundown roundup round-up digest highlights picture catch walk brief new newest latest recent recently lately
     progress progressed progressing advances advancements developments evolved trends trend directions direction ideas findings
-    contributions done doing proposed published tried explored happening going heading news updates worth recommend recommended
+    contributions done doing proposed publish published publishing tried explored happening going heading news updates worth recommend recommended
     primer intro introduction introduce hot top consensus takeaways insights lessons breakthroughs evolving speed started
     """.split()
 )
@@ -92,8 +92,10 @@ _FRAME_ZH = re.compile(
 _LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9fff])[的和]+")
 # An aside after the theme: its examples or another name ("X (e.g. A, B)", "X, such as Y", "X /
 # Y"). Kept with the theme for the search; theme_head takes it off for membership.
-_ASIDE_OPENERS = r"such as|including|e\.g\.?|for example|for instance|especially"
+_ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially"
 _ASIDE = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS}|/)|,\s+like)\s[^,;:?!—。，？！]*", re.I)
+_RELATIVES = frozenset({"that", "which", "who", "whose"})
+_CLAUSE_ENDS = frozenset(",;:?!—。，？！")
 _TOKEN = re.compile(r"\w(?:[\w'’+&.-]*[\w+])?|[^\w\s]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -119,6 +121,14 @@ def _read(request: str) -> _Reading:
     text = _LOOSE_PARTICLES_ZH.sub(" ", text)
     asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
     tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    # A relative clause after a theme's words qualifies them ("unified multimodal models that do both
+    # understanding and generation"): an aside. After a frame word it holds the theme ("papers that
+    # study X").
+    for i, (at, _, token) in enumerate(tokens[1:], start=1):
+        previous = tokens[i - 1][2]
+        if token.lower() in _RELATIVES and previous[0].isalnum() and previous.lower() not in _FRAME_WORDS:
+            end = next((t[0] for t in tokens[i:] if t[2] in _CLAUSE_ENDS), len(text))
+            asides.append((at - 1, end))
 
     words = [token[0].isalnum() and not any(s <= at < e for s, e in asides) for at, _, token in tokens]
     named = [word and token.lower() not in _FRAME_WORDS for word, (_, _, token) in zip(words, tokens, strict=True)]
@@ -166,6 +176,9 @@ def _clauses(request: str) -> list[str]:
     return [c for c in clauses if c.strip()]
 
 
+_ABOUT_ASKER = re.compile(r"\s*(?:I|I'm|I’m|I've|I’ve|I'd|I’d|we|we're|we’re|we've|my|our)\b", re.I)
+
+
 def theme_clause(request: str) -> str:
     """The clause of a request of several that names its theme: the first that asks for papers ("image
     restoration papers? deblurring, deraining, ..."; "Can you summarise the continual learning papers?
@@ -175,7 +188,9 @@ def theme_clause(request: str) -> str:
     clauses = _clauses(request)
     if len(clauses) < 2 or _CJK.search(request):
         return request
-    for clause in clauses:
+    # A clause about the asker ("I work on computational imaging.", "I'm writing a related-work
+    # section") is context; the whole request is read when no other clause names the theme.
+    for clause in [c for c in clauses if not _ABOUT_ASKER.match(c)]:
         reading = _read(clause)
         runs = [run for run in reading.runs if run[0] >= 1]
         if not runs:
@@ -313,7 +328,7 @@ def theme_of(question: str) -> str:
 
 # What a theme gives as examples or asides: "preference optimization methods such as DPO",
 # "multi-agent systems (debate, collaboration)", "reward models, including process reward models".
-_EXAMPLES = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|,?\s+\b(?:{_ASIDE_OPENERS}|like)\b.*$", re.I)
+_EXAMPLES = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|,?\s+\b(?:{_ASIDE_OPENERS}|like|that|which|who|whose)\b.*$", re.I)
 
 
 def theme_head(theme: str) -> str:

@@ -59,6 +59,13 @@ def test_theme_requests_are_read_against_labels() -> None:
         ("tabular foundation models: what have people done about in-context prediction on new tables?", "tabular foundation models"),
         ("Give me the federated learning papers — FedAvg variants, personalization, client drift.", "federated learning"),
         ("What's new in robot imitation learning? e.g. diffusion policies, action chunking", "robot imitation learning"),
+        # A relative clause after the theme qualifies it; "i.e." opens an aside; a clause about the
+        # asker is context.
+        ("world models that plan in latent space — anything new?", "world models"),
+        ("Summarise the papers on program synthesis, i.e. generating programs from input-output examples", "program synthesis"),
+        ("I teach a course on fairness. Which papers study algorithmic fairness in ranking?", "algorithmic fairness in ranking"),
+        ("I'm curious about neural audio codecs. What did people publish?", "neural audio codecs"),
+        ("Summarise the papers that study mode connectivity.", "mode connectivity"),  # after a frame word it holds the theme
     ],
 )
 def test_the_theme_is_the_span_that_names_something(request_text: str, theme: str) -> None:
