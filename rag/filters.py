@@ -24,6 +24,7 @@ from rag import prompts
 from rag.context import Request
 from rag.language import question_language
 from rag.records import AppliedFilter, Paper
+from rag.text import STOPWORDS
 
 FILTER_FIELDS = ("status", "primary_area", "venue", "year")
 
@@ -155,7 +156,9 @@ def _area(question: str, areas: Mapping[str, int]) -> tuple[str, tuple[int, int]
             start = words[-n].start()
             phrase = _LEADING.sub("", _LEADING.sub("", before[start:].lower()))
             start += len(before[start:]) - len(phrase)  # "Which robotics papers": the area is "robotics"
-            if found := _part(phrase, named):
+            if (found := _part(phrase, named)) and anchor.group(0).lower() == "papers" and _ends_a_term(before[:start]):
+                continue  # "multi-objective optimization papers": papers on a term that ends in an area's name
+            if found:
                 # "in the ... area" is taken whole; "... papers" keeps its "papers".
                 frame = re.search(r"(?:\b(?:in|from|of)\s+)?(?:the\s+)?$", question[:start], re.I)
                 begin = frame.start() if frame and anchor.group(0).lower() != "papers" else start
@@ -173,6 +176,17 @@ def _area(question: str, areas: Mapping[str, int]) -> tuple[str, tuple[int, int]
         area = next((a for a in areas if english in area_parts(a) or english in a.lower()), "")
         return (area, match.span(), match.group(0)) if area or not areas else ("", (0, 0), "")
     return "", (0, 0), ""
+
+
+# Words that may stand before "<area> papers" without making the area's name part of a longer term.
+_BEFORE_AREA = frozenset("oral orals poster posters spotlight spotlights recent latest good best key interesting accepted".split())
+
+
+def _ends_a_term(before: str) -> bool:
+    """Whether the word before an area's name joins it in a term ("multi-objective" before
+    "optimization"), rather than framing the request ("Which", "the", "oral")."""
+    words = re.findall(r"[\w&'\-]+", before)
+    return bool(words) and not (words[-1].lower() in STOPWORDS or words[-1].lower() in _BEFORE_AREA or words[-1][0].isdigit() or words[-1].isupper())
 
 
 def _part(phrase: str, parts: Mapping[str, str]) -> str:

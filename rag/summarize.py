@@ -61,7 +61,9 @@ def theme_summary_events(request: Request, theme: str, ctx: Context, timings: di
     timings = dict(timings or {})
     # A theme asked in Chinese is gathered by the English phrase of the corpus it names ("机器遗忘" →
     # "machine unlearning"): which papers are about a theme is decided by their English words.
-    english = ctx.corpus.english_theme(theme)
+    # A short English phrase can read as another language to the detector ("multi-objective
+    # optimization"), so the question's language decides whether the theme needs its English phrase.
+    english = theme if question_language(request.question) == "en" else ctx.corpus.english_theme(theme)
     hits = ctx.corpus.search(english, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
     shown = theme if english == theme else f"{theme}（{english}）" if question_language(request.question) == "zh" else f"{theme} ({english})"

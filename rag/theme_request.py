@@ -93,7 +93,8 @@ _LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9f
 # An aside after the theme: its examples or another name ("X (e.g. A, B)", "X, such as Y", "X /
 # Y"). Kept with the theme for the search; theme_head takes it off for membership.
 _ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially"
-_ASIDE = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS}|/)|,\s+like)\s[^,;:?!—。，？！]*", re.I)
+# (An aside in words stops before a bracket, which is an aside of its own.)
+_ASIDE = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS}|/)|,\s+like)\s[^,;:?!—。，？！(（]*", re.I)
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
 _CLAUSE_ENDS = frozenset(",;:?!—。，？！")
 _TOKEN = re.compile(r"\w(?:[\w'’+&.-]*[\w+])?|[^\w\s]")

@@ -223,6 +223,10 @@ def test_a_status_or_area_word_is_a_filter_only_when_said_as_one() -> None:
     assert filters_in("有没有生成海报的论文？", fields).applied == ()
     assert filters_in("How many audio papers are there?", fields).applied == ()  # one topic of a broad area, not the area
     assert filters_in("Which papers in the audio area use Whisper?", fields).applied[0].field == "primary_area"  # said as an area
+    assert filters_in("Which reinforcement learning papers use LoRA?", fields).applied[0].field == "primary_area"  # "<area> papers"
+    # The area's name ends a longer term: papers on that term, not the area.
+    said = filters_in("Give me the inverse reinforcement learning papers", fields)
+    assert said.applied == () and said.question == "Give me the inverse reinforcement learning papers"
     said = filters_in("Which papers in the RL area from 2024 use LoRA?", {"primary_area": fields["primary_area"]})
     assert said.question == "Which papers use LoRA?" and said.ignored == ("from 2024",)  # unapplied filter words are taken out too
 
