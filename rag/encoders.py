@@ -19,6 +19,7 @@ import hashlib
 import json
 import logging
 import os
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -190,10 +191,22 @@ def _int8(model_dir: Path, base: Path, scratch: Path) -> Path:
     return path
 
 
+def _openvino_module() -> Any:
+    """openvino, imported without its telemetry. Importing it sends usage events to Google Analytics
+    unless a consent file in ~/intel says no (openvino_telemetry, opt-out), from a thread that forks
+    a process: paperchat runs offline and sends nothing, and a fork while another thread encodes
+    hung an ingest (seen when the stores embedded side by side). With the telemetry package blocked
+    openvino uses its own no-op stub."""
+    sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
+    import openvino
+
+    return openvino
+
+
 def _openvino(model_dir: Path, base: Path, scratch: Path) -> Path:
     """OpenVINO's own form (.xml + .bin) of the torch export, weights kept in fp32 (the precision
     is chosen when it is compiled, by the CPU it runs on)."""
-    import openvino as ov
+    ov = _openvino_module()
 
     path = scratch / OPENVINO_FILE
     ov.save_model(ov.convert_model(str(base)), str(path), compress_to_fp16=False)
@@ -279,7 +292,7 @@ def _onnx_runner(path: Path) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
 
 
 def _openvino_runner(path: Path) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
-    import openvino as ov
+    ov = _openvino_module()
 
     precision = openvino_precision(cpu_flags())
     compiled = ov.Core().compile_model(str(path), "CPU", {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY"})

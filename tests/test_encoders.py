@@ -166,3 +166,19 @@ def test_backends_in_one_family_agree_to_a_cosine_of_0_999_on_1000_chunks(tmp_pa
         worst[backend] = float((vectors * reference).sum(axis=1).min())
     (tmp_path / "worst.json").write_text(json.dumps(worst))
     assert {b: w >= 0.999 for b, w in worst.items()} == {b: FAMILY[b] == "float" for b in worst}, worst
+
+
+def test_openvino_is_imported_without_its_telemetry() -> None:
+    """Importing openvino sends usage events unless a consent file says no; paperchat sends nothing.
+    In a fresh process, as openvino keeps the telemetry module it imported first."""
+    import subprocess
+    import sys
+
+    code = (
+        "from rag.encoders import _openvino_module; _openvino_module()\n"
+        "import openvino.tools.ovc.telemetry_utils as t\n"
+        "print(t.tm.__name__)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "openvino.tools.ovc.telemetry_stub"
