@@ -25,6 +25,7 @@ from rag.context import Request
 from rag.language import question_language
 from rag.records import AppliedFilter, Paper
 from rag.text import STOPWORDS
+from rag.theme_request import FRAME_WORDS
 
 FILTER_FIELDS = ("status", "primary_area", "venue", "year")
 
@@ -178,15 +179,20 @@ def _area(question: str, areas: Mapping[str, int]) -> tuple[str, tuple[int, int]
     return "", (0, 0), ""
 
 
-# Words that may stand before "<area> papers" without making the area's name part of a longer term.
-_BEFORE_AREA = frozenset("oral orals poster posters spotlight spotlights recent latest good best key interesting accepted".split())
+# Words that may stand before "<area> papers" without making the area's name part of a longer
+# term: a request's frame words ("Summarise", "Which", "the", "newest", rag/theme_request.py), a
+# status, a number.
+_STATUS_WORDS = frozenset("oral orals poster posters spotlight spotlights accepted rejected".split())
 
 
 def _ends_a_term(before: str) -> bool:
     """Whether the word before an area's name joins it in a term ("multi-objective" before
-    "optimization"), rather than framing the request ("Which", "the", "oral")."""
+    "optimization"), rather than framing the request ("Which", "the", "oral", "Top-5")."""
     words = re.findall(r"[\w&'\-]+", before)
-    return bool(words) and not (words[-1].lower() in STOPWORDS or words[-1].lower() in _BEFORE_AREA or words[-1][0].isdigit() or words[-1].isupper())
+    if not words:
+        return False
+    word = words[-1].lower()
+    return not (word in STOPWORDS or word in FRAME_WORDS or word in _STATUS_WORDS or any(c.isdigit() for c in word) or words[-1].isupper())
 
 
 def _part(phrase: str, parts: Mapping[str, str]) -> str:

@@ -29,7 +29,7 @@ _POINTS_BACK_RE = re.compile(r"\b(?:this|these|those|such)\s+[a-z]", re.IGNORECA
 # Adverbs that open a purpose clause as "-ly" ones do: "to better understand".
 _DEGREE_ADVERBS = frozenset({"better", "further", "more"})
 # Verbs of the field's common words that still open a clause after "to" ("to propose a suite").
-_CLAUSE_VERBS = frozenset({"propose", "introduce", "present", "identify", "establish"})
+_CLAUSE_VERBS = CONTRIBUTION_VERBS | {"identify", "establish"}
 
 
 def verb_clause_at(words: list[str], verbs: frozenset[str]) -> int | None:
@@ -66,24 +66,30 @@ def reads_as_clause(gist: str, verbs: frozenset[str]) -> bool:
 _NO_OPENING = frozenset("VB VBZ VBP VBD MD RB RBR RBS TO PRP PRP$ WDT WP WRB EX".split())
 # A finite verb or a relative pronoun starts a clause: the phrase ends before it.
 _CLAUSE_TAGS = frozenset("VBZ VBP VBD MD WDT WP".split())
-# What a title ends with: a noun, a number, a closing bracket.
+# What a title ends with: a noun, a number, a closing bracket (and a gerund after a noun or an
+# adjective: "question answering", "efficient protein folding").
 _ENDINGS = frozenset("NN NNS NNP NNPS CD -RRB- FW".split())
 _NOUNS = frozenset("NN NNS NNP NNPS".split())
-# Subordinators tagged IN that open a clause, not a phrase.
 _LEAD = "The "
+# Subordinators tagged IN that open a clause, not a phrase.
 _SUBORDINATORS = frozenset("that whether if because although though while since once unless".split())
 
 
 def title_phrase(gist: str, tag: Tagger | None) -> str | None:
     """The noun phrase `gist` opens with, by its part-of-speech tags: cut before a clause (a finite
-    verb, "that"/"which", "to" + verb, a verb in -ing after a noun before its object's article or
-    adjective) and ended on a
-    noun. "" when it opens with a verb, an adverb or a pronoun, or holds no noun; None without a tagger."""
+    verb, "that"/"which", "to" + verb but not after an opening gerund, a verb in -ing after a noun
+    before its object's article or adjective) and ended on one of `_ENDINGS`. "" when it opens with a
+    verb, an adverb or a pronoun, or holds no noun; None without a tagger."""
     if tag is None:
         return None
     # Tagged after an article, as the phrase would stand in a sentence: alone, its first word reads
     # as a sentence's first, and "sparse attention ..." opened with a verb.
     tokens = [(word, at - len(_LEAD), t) for word, at, t in tag(_LEAD + gist)[1:]]
+    # A finite verb right before "that" is a noun the tagger misread: "networks that scale".
+    tokens = [
+        (w, at, "NNS" if t in {"VBZ", "VBP"} and i + 1 < len(tokens) and tokens[i + 1][0].lower() in {"that", "which"} else t)
+        for i, (w, at, t) in enumerate(tokens)
+    ]
     if not tokens:
         return ""
     first_word, _, first_tag = tokens[0]
@@ -96,13 +102,13 @@ def title_phrase(gist: str, tag: Tagger | None) -> str | None:
         if (
             t in _CLAUSE_TAGS
             or word.lower() in _SUBORDINATORS
-            or (t == "TO" and after.startswith("VB"))
+            or (t == "TO" and after.startswith("VB") and not (i == 1 and first_word.lower().endswith("ing")))  # "Learning to rank"
             # "framework achieving unprecedented gains", not "graph coloring heuristics"
             or (t == "VBG" and tokens[i - 1][2] in _NOUNS and after in {"JJ", "DT", "PRP$"})
         ):
             end = i
             break
-    while end and tokens[end - 1][2] not in _ENDINGS:
+    while end and tokens[end - 1][2] not in _ENDINGS and not (tokens[end - 1][2] == "VBG" and end > 1 and tokens[end - 2][2] in _NOUNS | {"JJ"}):
         end -= 1
     if not any(t in _NOUNS for _, _, t in tokens[:end]):
         return ""

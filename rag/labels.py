@@ -8,10 +8,13 @@ tuned by comparing labels with the true titles of real papers.
 
 Shape of a label: "<Name>: <gist>" when the abstract introduces a named
 method/system/benchmark ("we propose WinT3R, a feed-forward ..."), otherwise
-the gist of the contribution sentence (or of the first sentence), cut before a
-clause; then " for <subject>" when it lacks the phrase the abstract repeats
-(rag.label_subjects). Finding the name is `rag.label_names`; sentences and
-LaTeX styles come from `rag.text`. Measured by bench/titles.py.
+the gist of the contribution sentence (else the abstract's subject phrase, else
+its first sentence), kept to the noun phrase before any clause (rag.label_clauses,
+with spaCy's tagger where it is installed); then " for <subject>" when it lacks
+the phrase the abstract repeats (rag.label_subjects). Finding the name is
+`rag.label_names`; sentences and LaTeX styles come from `rag.text`. Measured by
+bench/titles.py. Labels differ where the tagger is missing, and a paper's label is
+part of its content hash: an index built with it is re-embedded without it.
 """
 
 from __future__ import annotations
@@ -365,9 +368,10 @@ def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_
     name = find_name(sentences, text)
     verbs, tag = verbs_in(text) | CONTRIBUTION_VERBS, make_tagger()
     if name is not None:
-        # What follows the name in -s is its verb ("RLDP adds a simple regularization").
-        verbs |= {m.group(1).lower() for m in re.finditer(r"(?<![\w-])" + re.escape(name.text) + r"\s+(is|[a-z]{3,}(?<!s)s)\b", text)}
-    if name is not None:
+        # A word in -s between the name and an article is its verb ("RLDP adds a simple
+        # regularization"; not "FooNet embeddings capture ...").
+        after_name = r"(?<![\w-])" + re.escape(name.text) + r"\s+(is|[a-z]{3,}(?<!s)s)\s+(?:an?|the|its|their|our|this|these|both|each)\b"
+        verbs |= {m.group(1).lower() for m in re.finditer(after_name, text)}
         gist = _named_gist(name, sentences, text, gist_words, verbs, tag)
         label = f"{name.text}: {gist}" if gist else name.text
     if not label:

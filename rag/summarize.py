@@ -22,7 +22,7 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Hit, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode
-from rag.text import cite
+from rag.text import CJK, cite
 from rag.theme_request import theme_of
 from rag.themes import about_theme
 from rag.topics import REPRESENTATIVES, group
@@ -62,8 +62,9 @@ def theme_summary_events(request: Request, theme: str, ctx: Context, timings: di
     # A theme asked in Chinese is gathered by the English phrase of the corpus it names ("机器遗忘" →
     # "machine unlearning"): which papers are about a theme is decided by their English words.
     # A short English phrase can read as another language to the detector ("multi-objective
-    # optimization"), so the question's language decides whether the theme needs its English phrase.
-    english = theme if question_language(request.question) == "en" else ctx.corpus.english_theme(theme)
+    # optimization"): an English question's theme needs no English phrase, unless it is Chinese
+    # ("Summarise the papers on 知识蒸馏").
+    english = theme if question_language(request.question) == "en" and not CJK.search(theme) else ctx.corpus.english_theme(theme)
     hits = ctx.corpus.search(english, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
     shown = theme if english == theme else f"{theme}（{english}）" if question_language(request.question) == "zh" else f"{theme} ({english})"

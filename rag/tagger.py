@@ -29,12 +29,14 @@ Tagger = Callable[[str], Tagged]
 
 @lru_cache(maxsize=1)
 def make_tagger() -> Tagger | None:
-    """The tagger, loaded once (~0.5 s); None, logged once, when spaCy or its model is missing."""
+    """The tagger, loaded once (0.5-2 s); None, logged once, when spaCy or its model is missing or
+    fails to load (a binary mismatch raises ValueError or others): titles then come from the word
+    rules alone, and an ingest goes on."""
     try:
         import spacy
 
         nlp = spacy.load(MODEL_PACKAGE, exclude=_UNUSED)
-    except (ImportError, OSError) as error:
+    except Exception as error:  # any failure to load leaves the word rules, never a failed ingest
         log.warning("No part-of-speech tagger (%s): generated titles use the word rules alone. `make install` installs it.", error)
         return None
     lock = threading.Lock()  # one spaCy pipeline, shared: calls one at a time

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import takewhile
 
 from rag.text import is_coined, strip_citations
 
@@ -43,10 +44,19 @@ _OVERVIEW_WORDS = frozenset(
     """.split()
 )
 _VENUES = ("ICLR", "NeurIPS", "ICML", "CVPR", "ACL", "EMNLP")
+# What papers or people do to a theme frames the request only after a frame word ("Which papers
+# study X", "How are people improving X"); after a theme's word it ends a topic's name ("user
+# study", "PDE solving", "missing data handling").
+_FRAME_VERBS = frozenset(
+    """
+    tackle tackles tackling address addresses addressing investigate investigates investigating study studying improve improves
+    improving solve solves solving examine examines handle handles handling
+    """.split()
+)
 # Words that frame an English request and never name its theme: the overview words above, and
 # asking, reading, time, venue, the function words around them, and what papers or people do to a
 # theme ("Which papers tackle X?", "How are people improving X?").
-_FRAME_WORDS = _OVERVIEW_WORDS | {v.lower() for v in _VENUES} | frozenset(
+FRAME_WORDS = _OVERVIEW_WORDS | {v.lower() for v in _VENUES} | frozenset(
     """
     a an the this that these those some any anything anyone anybody all every everything each what what's whats which who who's
     whose how where when why is are was were be been being has have had do does did doing can could would should will may might
@@ -57,10 +67,8 @@ _FRAME_WORDS = _OVERVIEW_WORDS | {v.lower() for v in _VENUES} | frozenset(
     look stand stands try trying propose found exploring say says said cover covers covered discuss highlight paper works working
     areas topic topics idea trends finding contribution theme themes kinds kind sort sorts types stuff things thing newcomer
     newcomers beginner beginners someone starting tl;dr tldr lit should good fill start dig bring
-    tackle tackles tackling address addresses addressing investigate investigates investigating study studying improve improves
-    improving solve solves solving examine examines handle handles handling
     """.split()
-)
+) | _FRAME_VERBS
 # Frame words that are also words of topics ("peer review", "topic modeling", "fake news
 # detection", "cold start", "reading comprehension", "key-value"): next to a word of the theme,
 # they are part of it.
@@ -96,7 +104,7 @@ _ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|es
 # (An aside in words stops before a bracket, which is an aside of its own.)
 _ASIDE = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS}|/)|,\s+like)\s[^,;:?!—。，？！(（]*", re.I)
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
-_CLAUSE_ENDS = frozenset(",;:?!—。，？！")
+_CLAUSE_ENDS = frozenset(",.;:?!—。，？！")
 _TOKEN = re.compile(r"\w(?:[\w'’+&.-]*[\w+])?|[^\w\s]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -125,19 +133,22 @@ def _read(request: str) -> _Reading:
     # A relative clause after a theme's words qualifies them ("unified multimodal models that do both
     # understanding and generation"): an aside. After a frame word it holds the theme ("papers that
     # study X").
+    # (Not after a verb, "papers arguing that ...", nor after a weak word alone, "papers on models that reason".)
     for i, (at, _, token) in enumerate(tokens[1:], start=1):
-        previous = tokens[i - 1][2]
-        if token.lower() in _RELATIVES and previous[0].isalnum() and previous.lower() not in _FRAME_WORDS:
+        before = list(takewhile(lambda t: t[2][0].isalnum() and t[2].lower() not in FRAME_WORDS | _CONNECTORS, reversed(tokens[:i])))
+        if token.lower() in _RELATIVES and before and not before[0][2].lower().endswith(("ing", "ed")) and any(t[2].lower() not in _WEAK_WORDS for t in before):
             end = next((t[0] for t in tokens[i:] if t[2] in _CLAUSE_ENDS), len(text))
             asides.append((at - 1, end))
 
     words = [token[0].isalnum() and not any(s <= at < e for s, e in asides) for at, _, token in tokens]
-    named = [word and token.lower() not in _FRAME_WORDS for word, (_, _, token) in zip(words, tokens, strict=True)]
+    named = [word and token.lower() not in FRAME_WORDS for word, (_, _, token) in zip(words, tokens, strict=True)]
 
     def beside_theme(i: int) -> bool:
         return any(0 <= j < len(tokens) and named[j] and tokens[j][2].lower() not in _CONNECTORS for j in (i - 1, i + 1))
 
     named = [n or (w and t.lower() in _TOPIC_WORDS and beside_theme(i)) for i, (n, w, (_, _, t)) in enumerate(zip(named, words, tokens, strict=True))]
+    for i in range(1, len(tokens)):  # "user study", "PDE solving": a frame verb after a theme's word names it too
+        named[i] = named[i] or (words[i] and tokens[i][2].lower() in _FRAME_VERBS and named[i - 1] and tokens[i - 1][2].lower() not in _CONNECTORS)
     runs: list[tuple[float, int, int]] = []
     start: int | None = None
     for i in range(len(tokens) + 1):
@@ -177,7 +188,10 @@ def _clauses(request: str) -> list[str]:
     return [c for c in clauses if c.strip()]
 
 
-_ABOUT_ASKER = re.compile(r"\s*(?:I|I'm|I’m|I've|I’ve|I'd|I’d|we|we're|we’re|we've|my|our)\b", re.I)
+# Words with which a clause about the asker still asks for papers.
+_ASKS_FOR_PAPERS = frozenset("papers overview summary summarize summarise survey rundown digest recap roundup".split())
+# (Case kept: "I-JEPA papers?" and "i.e. ..." are no asker.)
+_ABOUT_ASKER = re.compile(r"\s*(?:I|I'm|I’m|I've|I’ve|I'd|I’d|[Ww]e|[Ww]e're|[Ww]e’re|[Ww]e've|[Mm]y|[Oo]ur)(?![\w./-])")
 
 
 def theme_clause(request: str) -> str:
@@ -185,20 +199,26 @@ def theme_clause(request: str) -> str:
     restoration papers? deblurring, deraining, ..."; "Can you summarise the continual learning papers?
     Mainly interested in ...") or names a topic and nothing else, as a heading ("efficient reasoning for
     LLMs: what have people done about overthinking ..."); the clauses after it give examples or
-    qualify it. The whole request when it is one clause, has Chinese in it, or no clause is either."""
+    qualify it; a clause about the asker that does not ask for papers is context. The whole request
+    when it is one clause, has Chinese in it, or no clause is either."""
     clauses = _clauses(request)
     if len(clauses) < 2 or _CJK.search(request):
         return request
-    # A clause about the asker ("I work on computational imaging.", "I'm writing a related-work
-    # section") is context; the whole request is read when no other clause names the theme.
-    for clause in [c for c in clauses if not _ABOUT_ASKER.match(c)]:
+    for position, clause in enumerate(clauses):
         reading = _read(clause)
         runs = [run for run in reading.runs if run[0] >= 1]
         if not runs:
             continue
         words = [t[2].lower() for t in reading.tokens if t[2][0].isalnum()]
-        covered = sum(end - start for _, start, end in runs)
-        if set(words) & _OVERVIEW_WORDS or covered == len(words):
+        about_asker = bool(_ABOUT_ASKER.match(clause))
+        # The asker's own "work" is no request: "I work on X." is context, "I want the X papers." asks.
+        asks = bool(set(words) & (_ASKS_FOR_PAPERS if about_asker else _OVERVIEW_WORDS))
+        # A heading is the first clause, a topic of two words or more and nothing else ("Causal
+        # discovery — ..."; not "Question: ...", nor a trailing "Especially video diffusion.").
+        heading = position == 0 and len(words) >= 2 and sum(end - start for _, start, end in runs) == len(words)
+        # A clause about the asker ("I work on computational imaging.") is context, unless it asks
+        # for the papers itself ("I want the speculative decoding papers.").
+        if asks or (heading and not about_asker):
             return clause
     return request
 
@@ -329,12 +349,12 @@ def theme_of(question: str) -> str:
 
 # What a theme gives as examples or asides: "preference optimization methods such as DPO",
 # "multi-agent systems (debate, collaboration)", "reward models, including process reward models".
-_EXAMPLES = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|,?\s+\b(?:{_ASIDE_OPENERS}|like|that|which|who|whose)\b.*$", re.I)
+_EXAMPLES = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|,?\s+\b(?:{_ASIDE_OPENERS}|like|{'|'.join(sorted(_RELATIVES))})\b.*$", re.I)
 
 
 def theme_head(theme: str) -> str:
     """The theme without its examples and asides: a paper about it need not name those. (The
     search still reads them: they find papers.)"""
-    return " ".join(_EXAMPLES.sub(" ", theme).split()) or theme
+    return " ".join(_EXAMPLES.sub(" ", theme).split()).strip("?!.,;: ") or theme
 
 

@@ -217,6 +217,7 @@ def _text(hit: Hit) -> str:
 # What joins two themes asked at once ("code generation and coding agents", "state space models /
 # Mamba"), and the words that make a part a phrase rather than a term ("defenses for LLMs").
 _ALTERNATIVES = re.compile(r"\s+/\s+|\s*,?\s+and\s+|\s+or\s+")
+_MODIFIER = re.compile(r"\w-\w|(?:al|ic|ive|ous|ed|ar|ful|less|able|ible)$", re.I)
 _PHRASE_WORDS = frozenset("of for in on with to via from under between across against by".split())
 
 
@@ -228,9 +229,10 @@ def theme_parts(theme: str) -> list[str]:
     weather and climate forecasting" shares its head; "jailbreak attacks and defenses for LLMs" asks
     for jailbreak defenses."""
     parts = [p.strip() for p in _ALTERNATIVES.split(theme) if p.strip()]
-    if len(parts) == 2 and "/" not in theme and len(parts[0].split()) == 1 < len(parts[1].split()):
+    if len(parts) == 2 and "/" not in theme and len(parts[0].split()) == 1 < len(parts[1].split()) and _MODIFIER.search(parts[0]):
         # Two modifiers share the head: "few-step and one-step generation" is few-step generation
-        # and one-step generation.
+        # and one-step generation. Only a word that reads as a modifier (hyphenated, or an
+        # adjective's ending): "pruning and knowledge distillation" is no "pruning distillation".
         parts = [" ".join([parts[0], *parts[1].split()[1:]]), parts[1]]
     min_words = 1 if "/" in theme else 2
 

@@ -97,9 +97,9 @@ def test_fallback_to_first_sentence_when_no_contribution_sentence() -> None:
             "Kernels for contrastive learning up to some error tolerance",
         ),
         (
-            "Prior work fails on graphs with n nodes. We show that sparse attention scales linearly in n. "
+            "Prior work fails on graphs with n nodes. We show that sparse attention grows linearly in n. "
             "Experiments on ten benchmarks confirm it.",
-            "Sparse attention scales",  # the tagger reads "scales" as a noun here
+            "Sparse attention",
         ),
         (  # a capital letter before "We" is a variable, not an initial as in "J. Doe"
             "We focus on two key hyperparameters: the clipping bound C and batch size B. "
@@ -293,7 +293,19 @@ def test_the_tagger_is_installed_and_keeps_the_noun_phrase_a_title_is() -> None:
     assert title_phrase("That the participation ratio of eigenvalues", tag) == ""  # a clause
     assert title_phrase("Towards robust reward models for human feedback", tag) == "Towards robust reward models for human feedback"
     assert title_phrase("graph coloring heuristics", tag) == "graph coloring heuristics"  # a gerund inside a compound
+    assert title_phrase("dense retrieval for question answering", tag) == "dense retrieval for question answering"  # ... or ending it
+    assert title_phrase("Learning to rank with LLMs", tag) == "Learning to rank with LLMs"
+    assert title_phrase("graph neural networks that scale", tag) == "graph neural networks"
     # Without a tagger the gist stands as the word rules left it.
     assert title_phrase("label noise affects the calibration", None) is None
     assert as_title("label noise affects the calibration", frozenset(), None) == "label noise affects the calibration"
     assert as_title("derive a bound", frozenset({"derive"}), None) == ""
+
+
+def test_without_the_tagger_labels_come_from_the_word_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rag.labels
+
+    abstract = "We propose FooNet, a video framework that detects harm in clips. Harm perception matters for harm perception models."
+    with_tagger = make_label(abstract)
+    monkeypatch.setattr(rag.labels, "make_tagger", lambda: None)
+    assert make_label(abstract) == with_tagger == "FooNet: video framework for harm perception"

@@ -224,6 +224,8 @@ def test_a_status_or_area_word_is_a_filter_only_when_said_as_one() -> None:
     assert filters_in("How many audio papers are there?", fields).applied == ()  # one topic of a broad area, not the area
     assert filters_in("Which papers in the audio area use Whisper?", fields).applied[0].field == "primary_area"  # said as an area
     assert filters_in("Which reinforcement learning papers use LoRA?", fields).applied[0].field == "primary_area"  # "<area> papers"
+    for asked in ("Summarise reinforcement learning papers", "List the newest reinforcement learning papers", "Top-5 reinforcement learning papers?"):
+        assert [f.field for f in filters_in(asked, fields).applied] == ["primary_area"], asked
     # The area's name ends a longer term: papers on that term, not the area.
     said = filters_in("Give me the inverse reinforcement learning papers", fields)
     assert said.applied == () and said.question == "Give me the inverse reinforcement learning papers"

@@ -246,7 +246,10 @@ def test_a_themes_examples_and_asides_are_not_required_of_its_papers() -> None:
     [
         ("protein folding and protein docking", ["protein folding", "protein docking"]),
         ("graph transformers / GPS", ["graph transformers", "GPS"]),
-        ("sparse and dense retrieval models", ["sparse retrieval models", "dense retrieval models"]),  # one head, two modifiers
+        ("text-guided and instruction-based image editing", ["text-guided image editing", "instruction-based image editing"]),  # one head
+        ("visual and textual grounding", ["visual grounding", "textual grounding"]),
+        ("pruning and knowledge distillation", ["pruning and knowledge distillation"]),  # "pruning" is no modifier of "distillation"
+        ("Transformers and state space models", ["Transformers and state space models"]),
         ("attacks and defenses for LLM agents", ["attacks and defenses for LLM agents"]),  # a phrase: defenses of what?
         ("vision and language", ["vision and language"]),  # one word each: a field's name
         ("machine learning for weather and climate forecasting", ["machine learning for weather and climate forecasting"]),

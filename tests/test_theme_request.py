@@ -66,6 +66,15 @@ def test_theme_requests_are_read_against_labels() -> None:
         ("I teach a course on fairness. Which papers study algorithmic fairness in ranking?", "algorithmic fairness in ranking"),
         ("I'm curious about neural audio codecs. What did people publish?", "neural audio codecs"),
         ("Summarise the papers that study mode connectivity.", "mode connectivity"),  # after a frame word it holds the theme
+        # ... and these, from a second read, stay as they were before clauses were read:
+        ("I want the speculative decoding papers. Draft models mostly.", "speculative decoding"),  # the asker asks
+        ("Question: which papers study mode connectivity?", "mode connectivity"),  # a one-word label is no heading
+        ("Anything on diffusion models? Especially video diffusion.", "diffusion models"),  # nor a trailing qualifier
+        ("I-JEPA papers? Anything new on joint-embedding architectures.", "I-JEPA"),  # no asker
+        ("user study papers?", "user study"),  # a frame verb after a theme's word names it
+        ("papers on math problem solving", "math problem solving"),
+        ("world models that plan in latent space. Anything new?", "world models"),
+        ("Summarise papers on models that reason.", "reason"),  # "models" alone is qualified by nothing
     ],
 )
 def test_the_theme_is_the_span_that_names_something(request_text: str, theme: str) -> None:
