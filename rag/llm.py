@@ -165,6 +165,29 @@ def _get_json(url: str, headers: dict[str, str], what: str) -> dict[str, Any]:
         raise LLMError(f"{what} is not reachable ({getattr(exc, 'reason', exc)}); start it, or set PAPERCHAT_LLM_BACKEND.") from None
 
 
+def use_plain_weight_buffers() -> None:
+    """On a CPU with AMX, llama.cpp loads models in this process without its extra weight buffers
+    (AMX, repacked weights): with them, the bundled SmolLM2 (Q4_1) died with a segmentation fault in
+    its first decode (llama-cpp-python 0.3.36 built for a Xeon with AMX-INT8, 2026-12-02); without
+    them it answers, on the AVX-512 kernels. llama-cpp-python takes no argument for it, so the default
+    model parameters it reads are wrapped, once per process (also for `python -m llama_cpp.server`
+    started by the tests)."""
+    import llama_cpp
+
+    module = llama_cpp.llama_cpp
+    defaults = module.llama_model_default_params
+    if getattr(defaults, "plain_weight_buffers", False) or b"AMX_INT8 = 1" not in llama_cpp.llama_print_system_info():
+        return
+
+    def without_extra_buffers() -> Any:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    without_extra_buffers.plain_weight_buffers = True  # type: ignore[attr-defined]
+    module.llama_model_default_params = without_extra_buffers
+
+
 def _load(model_path: str, n_ctx: int, n_threads: int) -> tuple[Any, Any]:
     """The loaded model and its prompt formatter; call with _GENERATION_LOCK held."""
     cached = _LOADED.get(model_path)
@@ -177,6 +200,7 @@ def _load(model_path: str, n_ctx: int, n_threads: int) -> tuple[Any, Any]:
     try:
         # No rope arguments: the model's own rope settings come from the GGUF header. No
         # chat_format: llama-cpp-python uses the GGUF's own chat template.
+        use_plain_weight_buffers()
         llama = Llama(model_path=model_path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads, verbose=False)
     except (ValueError, RuntimeError) as exc:
         raise LLMError(f"Cannot load the language model {model_path}: {exc}. Is it a GGUF file? {FIX}.") from exc

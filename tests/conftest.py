@@ -139,7 +139,13 @@ def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     args += ["--n_threads", threads, "--n_threads_batch", threads]
     url = f"http://127.0.0.1:{port}"
     request = urllib.request.Request(f"{url}/v1/models", headers={"Authorization": f"Bearer {OPENAI_TEST_KEY}"})
-    command = [sys.executable, "-m", "llama_cpp.server", *args]
+    # The server loads the model as paperchat does (rag.llm.use_plain_weight_buffers: on AMX CPUs a
+    # segmentation fault otherwise), then runs as `python -m llama_cpp.server` would.
+    serve = (
+        "import sys, runpy, rag.llm; rag.llm.use_plain_weight_buffers(); sys.argv[0] = 'llama_cpp.server'; "
+        "runpy.run_module('llama_cpp.server', run_name='__main__')"
+    )
+    command = [sys.executable, "-c", serve, *args]
     with running("python -m llama_cpp.server", command, folder, lambda: urllib.request.urlopen(request, timeout=2).close(), env):
         yield url
 
