@@ -64,10 +64,11 @@ def theme_summary_events(request: Request, theme: str, ctx: Context, timings: di
     # A short English phrase can read as another language to the detector ("multi-objective
     # optimization"): an English question's theme needs no English phrase, unless it is Chinese
     # ("Summarise the papers on 知识蒸馏").
-    english = theme if question_language(request.question) == "en" and not CJK.search(theme) else ctx.corpus.english_theme(theme)
+    language = question_language(request.question)
+    english = theme if language == "en" and not CJK.search(theme) else ctx.corpus.english_theme(theme)
     hits = ctx.corpus.search(english, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
-    shown = theme if english == theme else f"{theme}（{english}）" if question_language(request.question) == "zh" else f"{theme} ({english})"
+    shown = theme if english == theme else f"{theme}（{english}）" if language == "zh" else f"{theme} ({english})"
     yield from _theme_summary(request, english, hits, None, ctx, timings, shown)
 
 

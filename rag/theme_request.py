@@ -76,7 +76,7 @@ _TOPIC_WORDS = frozenset("review reviews topic topics key news start reading hig
 # Words a theme may end in ("feature attribution methods") but that alone name no theme.
 _WEAK_WORDS = frozenset("methods approaches techniques problems challenges questions issues theory theories models landscape".split())
 # Words that join the parts of one theme ("mixture of experts", "AI for drug discovery").
-_CONNECTORS = frozenset("of for in on with to and via from under between across against".split())
+CONNECTORS = frozenset("of for in on with to and via from under between across against".split())
 # Frames of several words, marked before the single words: a time or a venue, "the state of",
 # "open problems".
 _VENUE = "(?:" + "|".join(_VENUES) + ")"
@@ -104,6 +104,7 @@ _ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|es
 # (An aside in words stops before a bracket, which is an aside of its own.)
 _ASIDE = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS}|/)|,\s+like)\s[^,;:?!—。，？！(（]*", re.I)
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
+_RUN_ENDS = FRAME_WORDS | CONNECTORS  # what ends a run of a theme's words, looking back
 _CLAUSE_ENDS = frozenset(",.;:?!—。，？！")
 _TOKEN = re.compile(r"\w(?:[\w'’+&.-]*[\w+])?|[^\w\s]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -135,8 +136,10 @@ def _read(request: str) -> _Reading:
     # study X").
     # (Not after a verb, "papers arguing that ...", nor after a weak word alone, "papers on models that reason".)
     for i, (at, _, token) in enumerate(tokens[1:], start=1):
-        before = list(takewhile(lambda t: t[2][0].isalnum() and t[2].lower() not in FRAME_WORDS | _CONNECTORS, reversed(tokens[:i])))
-        if token.lower() in _RELATIVES and before and not before[0][2].lower().endswith(("ing", "ed")) and any(t[2].lower() not in _WEAK_WORDS for t in before):
+        if token.lower() not in _RELATIVES:
+            continue
+        before = list(takewhile(lambda t: t[2][0].isalnum() and t[2].lower() not in _RUN_ENDS, reversed(tokens[:i])))
+        if before and not before[0][2].lower().endswith(("ing", "ed")) and any(t[2].lower() not in _WEAK_WORDS for t in before):
             end = next((t[0] for t in tokens[i:] if t[2] in _CLAUSE_ENDS), len(text))
             asides.append((at - 1, end))
 
@@ -144,22 +147,22 @@ def _read(request: str) -> _Reading:
     named = [word and token.lower() not in FRAME_WORDS for word, (_, _, token) in zip(words, tokens, strict=True)]
 
     def beside_theme(i: int) -> bool:
-        return any(0 <= j < len(tokens) and named[j] and tokens[j][2].lower() not in _CONNECTORS for j in (i - 1, i + 1))
+        return any(0 <= j < len(tokens) and named[j] and tokens[j][2].lower() not in CONNECTORS for j in (i - 1, i + 1))
 
     named = [n or (w and t.lower() in _TOPIC_WORDS and beside_theme(i)) for i, (n, w, (_, _, t)) in enumerate(zip(named, words, tokens, strict=True))]
     for i in range(1, len(tokens)):  # "user study", "PDE solving": a frame verb after a theme's word names it too
-        named[i] = named[i] or (words[i] and tokens[i][2].lower() in _FRAME_VERBS and named[i - 1] and tokens[i - 1][2].lower() not in _CONNECTORS)
+        named[i] = named[i] or (words[i] and tokens[i][2].lower() in _FRAME_VERBS and named[i - 1] and tokens[i - 1][2].lower() not in CONNECTORS)
     runs: list[tuple[float, int, int]] = []
     start: int | None = None
     for i in range(len(tokens) + 1):
         token = tokens[i][2] if i < len(tokens) else ","
         if i < len(tokens) and named[i]:
-            if token.lower() not in _CONNECTORS:
+            if token.lower() not in CONNECTORS:
                 start = i if start is None else start
             continue  # a connector joins a run only where words follow it
         if start is not None:
             end = i
-            while tokens[end - 1][2].lower() in _CONNECTORS:
+            while tokens[end - 1][2].lower() in CONNECTORS:
                 end -= 1
             if weight := sum(_weight(t[2]) for t in tokens[start:end]):
                 runs.append((weight, start, end))
@@ -252,7 +255,7 @@ def _asked_to_act(reading: _Reading, run: tuple[float, int, int]) -> bool:
     where a field stands or what it says keeps it an overview ("Where does X stand?")."""
     _, start, end = run
     before = [t[2].lower() for t in reading.tokens[:start] if t[2].lower() not in {"the", "a", "an", "this", "these"}]
-    after = [t[2].lower() for t in reading.tokens[end:] if t[2].lower() not in _CONNECTORS]
+    after = [t[2].lower() for t in reading.tokens[end:] if t[2].lower() not in CONNECTORS]
     return bool(before) and before[-1] in {"do", "does", "did"} and not (after and after[0] in _FIELD_VERBS)
 
 

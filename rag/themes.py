@@ -21,7 +21,7 @@ from rag.calibration import MINILM, Calibration
 from rag.evidence import sentences_of
 from rag.records import Hit, Paper
 from rag.text import STOPWORDS, TERM_HEADS, key_terms, stem_words, term_sequence
-from rag.theme_request import theme_head
+from rag.theme_request import CONNECTORS, theme_head
 
 _STOPWORD_STEMS = frozenset(stem_words(sorted(STOPWORDS)))
 _HEADS = _STOPWORD_STEMS & frozenset(stem_words(sorted(TERM_HEADS)))  # "model", "method": a term's own words
@@ -218,14 +218,14 @@ def _text(hit: Hit) -> str:
 # Mamba"), and the words that make a part a phrase rather than a term ("defenses for LLMs").
 _ALTERNATIVES = re.compile(r"\s+/\s+|\s*,?\s+and\s+|\s+or\s+")
 _MODIFIER = re.compile(r"\w-\w|(?:al|ic|ive|ous|ed|ar|ful|less|able|ible)$", re.I)
-_PHRASE_WORDS = frozenset("of for in on with to via from under between across against by".split())
+_PHRASE_WORDS = (CONNECTORS | {"by"}) - {"and"}
 
 
 def theme_parts(theme: str) -> list[str]:
     """The terms a theme joins by "and", "or" or "/", each a theme of its own, when every part is a
     term: two words or more ("dataset distillation and dataset condensation"; one is enough after
     "/": "state space models / Mamba"), none a phrase with a preposition; two modifiers of one head
-    are two terms ("audio and speech language models"). Else the theme alone: "machine learning for
+    are two terms ("few-step and one-step generation"). Else the theme alone: "machine learning for
     weather and climate forecasting" shares its head; "jailbreak attacks and defenses for LLMs" asks
     for jailbreak defenses."""
     parts = [p.strip() for p in _ALTERNATIVES.split(theme) if p.strip()]
