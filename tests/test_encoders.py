@@ -107,6 +107,31 @@ def test_the_export_is_built_once_into_the_data_dir_and_reused(tmp_path: Path, m
     encoders.load.cache_clear()
 
 
+def test_many_batches_through_openvinos_streams_give_the_vectors_one_text_at_a_time_gives(tmp_path: Path) -> None:
+    """An ingest's batches run side by side on OpenVINO's streams and call back in any order: every
+    vector still lands in its text's row; a failure in a callback is raised here, not in
+    OpenVINO's thread (which would end the process)."""
+    pytest.importorskip("onnx")
+    pytest.importorskip("openvino")
+    from rag.embeddings import resolve_model_dir
+    from rag.encoders import ExportedEncoder
+
+    texts = [f"{'Sheep counted by drones over pasture. ' * (i % 7 + 1)}Paper {i} on topic {i * 37 % 11}." for i in range(23)]
+    encoder = ExportedEncoder(resolve_model_dir(), "openvino", tmp_path / "encoders", batch_size=4, max_tokens=256)
+    assert encoder.run_all is not None
+    many = encoder.encode(texts)
+    one_by_one = np.stack([encoder.encode([text])[0] for text in texts])
+    assert many.shape == (23, 384)
+    assert float((many * one_by_one).sum(axis=1).min()) >= 0.9999
+
+    def broken(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise ValueError("pooling failed")
+
+    encoder.pooling = broken  # type: ignore[assignment]
+    with pytest.raises(ValueError, match="pooling failed"):
+        encoder.encode(texts)
+
+
 # -- index compatibility -----------------------------------------------------------------------
 
 
