@@ -23,7 +23,7 @@ from rag.records import Answer, AnswerEvent, Hit, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode
 from rag.text import CJK, cite
-from rag.theme_request import theme_of
+from rag.theme_request import theme_examples, theme_of
 from rag.themes import about_theme
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages
@@ -43,7 +43,8 @@ def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
         theme = history[-1].query or history[-1].question
         yield from _theme_summary(request, theme, [Hit(p, 1.0, relevance=1.0) for p in pinned], "SUMMARY_PINNED", ctx, timings)
         return
-    theme = theme_of(condense(ctx.chat, ctx.capable, question, (), question))
+    asked = condense(ctx.chat, ctx.capable, question, (), question)
+    theme = theme_of(asked)
     if not theme and request.filters:
         # "Summarise the oral papers": every paper the filter keeps.
         allowed = filter_papers(papers.values(), request.where or {})
@@ -53,11 +54,14 @@ def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
     elif not theme:
         yield from _corpus_overview(request, papers, ctx, timings)
     else:
-        yield from theme_summary_events(request, theme, ctx, timings)
+        yield from theme_summary_events(request, theme, ctx, timings, theme_examples(asked))
 
 
-def theme_summary_events(request: Request, theme: str, ctx: Context, timings: dict[str, float] | None = None) -> Iterator[AnswerEvent]:
-    """Every paper about `theme` (not a fixed top k), grouped and cited; an abstention when none is."""
+def theme_summary_events(
+    request: Request, theme: str, ctx: Context, timings: dict[str, float] | None = None, examples: Sequence[str] = ()
+) -> Iterator[AnswerEvent]:
+    """Every paper about `theme` (not a fixed top k), grouped and cited; an abstention when none is.
+    `examples`: terms the request gives as examples of it; their papers are found and included too."""
     timings = dict(timings or {})
     # A theme asked in Chinese is gathered by the English phrase of the corpus it names ("机器遗忘" →
     # "machine unlearning"): which papers are about a theme is decided by their English words.
@@ -66,14 +70,17 @@ def theme_summary_events(request: Request, theme: str, ctx: Context, timings: di
     # ("Summarise the papers on 知识蒸馏").
     language = question_language(request.question)
     english = theme if language == "en" and not CJK.search(theme) else ctx.corpus.english_theme(theme)
-    hits = ctx.corpus.search(english, ctx.calibration.theme_candidates, where=request.where).hits
+    # The examples join the search: papers on "TTS" need not say "audio generation".
+    searched = " ".join([english, *(e for e in examples if e.lower() not in english.lower())])
+    hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
     shown = theme if english == theme else f"{theme}（{english}）" if language == "zh" else f"{theme} ({english})"
-    yield from _theme_summary(request, english, hits, None, ctx, timings, shown)
+    yield from _theme_summary(request, english, hits, None, ctx, timings, shown, examples)
 
 
 def _theme_summary(
-    request: Request, theme: str, hits: Sequence[Hit], head: str | None, ctx: Context, timings: dict[str, float], shown: str = ""
+    request: Request, theme: str, hits: Sequence[Hit], head: str | None, ctx: Context, timings: dict[str, float], shown: str = "",
+    examples: Sequence[str] = (),
 ) -> Iterator[AnswerEvent]:
     """`head` (a message of rag/prompts.py): `hits` are papers the request refers to (or its filter
     keeps), all of them in, counted with this line; None: the candidates of a theme, kept when they are about it.
@@ -82,7 +89,7 @@ def _theme_summary(
     question, corpus, cal = request.question, ctx.corpus, ctx.calibration
     language = question_language(question)
     papers = corpus.papers_by_id()
-    relevant = list(hits) if pinned else about_theme(theme, hits, corpus.document_frequency(), len(papers), cal)
+    relevant = list(hits) if pinned else about_theme(theme, hits, corpus.document_frequency(), len(papers), cal, examples)
     base = Answer(question=question, text="", mode=Mode.SUMMARIZE, backend=ctx.backend, language=language, query=theme)
     if not relevant:
         timings["total"] = request.elapsed_ms()

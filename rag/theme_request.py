@@ -350,6 +350,49 @@ def theme_of(question: str) -> str:
     return _theme_run(strip_citations(question))
 
 
+# Where a theme gives its examples: in brackets, or after an opener ("X such as A", "X, e.g. A").
+_EXAMPLE_ASIDE = re.compile(rf"\(([^()]*)\)|（([^（）]*)）|\b(?:{_ASIDE_OPENERS}|like)\s+([^()（）]*)", re.I)
+# What parts a list of examples ("deblurring, deraining, all-in-one restoration etc.").
+_EXAMPLE_BREAK = re.compile(r"\s*(?:[,;/]|\band\b|\bor\b|\betc\b\.?)\s*", re.I)
+# Words that frame an example rather than name it ("Mainly interested in catastrophic forgetting",
+# "I mean reward alignment", "multi-objective RL counts too").
+_EXAMPLE_FRAME_WORDS = frozenset("interested mainly mostly especially particularly care mean count counts included welcome".split())
+_EXAMPLE_FRAMES = FRAME_WORDS | CONNECTORS | _EXAMPLE_FRAME_WORDS
+_EXAMPLE_OPENER = re.compile(rf"\b(?:{_ASIDE_OPENERS}|like)(?=\s)", re.I)
+# Words that open what the asker leaves out, not an example.
+_EXCLUSIONS = frozenset("not no except excluding without".split())
+
+
+def theme_examples(question: str) -> list[str]:
+    """The terms a request gives as examples of its theme, each a theme a paper of the summary may
+    be about instead of the theme's own words: the items of its asides ("audio LLMs" and "spoken
+    dialogue models" of "audio and speech language models (audio LLMs, spoken dialogue models)")
+    and of the clauses after the clause that names it ("image restoration papers? deblurring,
+    deraining, all-in-one restoration etc."). Whether each names a topic specific enough to count
+    is the corpus's to say (rag/themes.py). [] for a request in Chinese, whose clauses qualify."""
+    if _CJK.search(question):
+        return []
+    theme = theme_of(question)
+    pieces = [next(p for p in m.groups() if p is not None) for m in _EXAMPLE_ASIDE.finditer(theme)]
+    # A bracket that goes on with "and" or "or" adds to the word before it ("LLMs (and MLLMs)"): no examples of the theme.
+    pieces = [p for p in pieces if p.split()[:1] not in (["and"], ["or"], ["plus"])]
+    clauses, named = _clauses(question), theme_clause(question)
+    if named != question and named in clauses:
+        pieces += clauses[clauses.index(named) + 1 :]
+    examples: list[str] = []
+    for piece in pieces:
+        for item in _EXAMPLE_BREAK.split(_FRAME_PHRASES.sub(" , ", _EXAMPLE_OPENER.sub(" , ", re.sub(r"[()（）]", " , ", piece)))):
+            words = [w for w in _TOKEN.findall(item) if w[0].isalnum()]
+            if words and words[0].lower() in _EXCLUSIONS:  # "..., not one-off forecasting architectures"
+                continue
+            # The item without the frame around it ("mainly interested in X", "X, that sort of
+            # thing"); the words inside stay ("attention over edges").
+            named = [i for i, w in enumerate(words) if w.lower() not in _EXAMPLE_FRAMES]
+            if named:
+                examples.append(" ".join(words[named[0] : named[-1] + 1]))
+    return list(dict.fromkeys(e for e in examples if e.lower() not in theme_head(theme).lower()))
+
+
 # What a theme gives as examples or asides: "preference optimization methods such as DPO",
 # "multi-agent systems (debate, collaboration)", "reward models, including process reward models".
 _EXAMPLES = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|,?\s+\b(?:{_ASIDE_OPENERS}|like|{'|'.join(sorted(_RELATIVES))})\b.*$", re.I)

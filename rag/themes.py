@@ -243,14 +243,30 @@ def theme_parts(theme: str) -> list[str]:
     return parts if len(parts) > 1 and all(map(is_term, parts)) else [theme]
 
 
-def about_theme(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM) -> list[Hit]:
+def about_theme(
+    theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM, examples: Sequence[str] = ()
+) -> list[Hit]:
     """The hits (ranked candidates) a summary of `theme` includes, in their order: those about any
-    of the terms it joins (`theme_parts`)."""
+    of the terms it joins (`theme_parts`), or about one of the `examples` the request gives of it
+    (rag/theme_request.theme_examples; `about_example`)."""
     parts = theme_parts(theme_head(theme))
-    if len(parts) == 1:
-        return _about_one(parts[0], hits, document_frequency, papers, cal)
     kept = {h.paper.paper_id for part in parts for h in _about_one(part, hits, document_frequency, papers, cal)}
+    for example in examples:
+        kept |= {h.paper.paper_id for h in about_example(example, hits, document_frequency, papers, cal)}
     return [h for h in hits if h.paper.paper_id in kept]
+
+
+def about_example(example: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM) -> list[Hit]:
+    """The hits about an example a request gives of its theme ("TTS" of "audio generation (TTS,
+    music)"): those whose title or sentences use all of its words together, as a theme of common
+    words is named ("dynamic Gaussian splatting", not every paper on Gaussian splatting). An example
+    without a rare term names no topic of its own ("LLMs" of "memorization (LLMs, diffusion
+    models)"): none. (Its rare term alone, as a theme's, let in 303 papers judged off-theme against
+    377 on it on the theme sets, bench/RESULTS.md.)"""
+    if core_terms(example, document_frequency, papers, cal)[1]:
+        return []
+    terms = {t for t in key_terms(example) if document_frequency.get(t, 0) > 0 and t not in _STOPWORD_STEMS}
+    return [h for h in hits if is_about(h.paper, terms, True, cal)]
 
 
 def _about_one(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration) -> list[Hit]:

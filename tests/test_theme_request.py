@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from rag.routing import Mode, route
-from rag.theme_request import asks_for_overview, theme_head, theme_of
+from rag.theme_request import asks_for_overview, theme_examples, theme_head, theme_of
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -85,6 +85,23 @@ def test_an_aside_stays_with_the_theme_for_the_search_but_not_its_head() -> None
     theme = theme_of("backdoor attacks (e.g. on code models): what's new?")
     assert theme == "backdoor attacks (e.g. on code models)" and theme_head(theme) == "backdoor attacks"
     assert theme_of("Summarize papers on state-of-the-art out-of-distribution detection") == "state-of-the-art out-of-distribution detection"
+
+
+@pytest.mark.parametrize(
+    ("question", "examples"),
+    [
+        ("graph transformer papers? positional encodings, attention over edges, that sort of thing", ["positional encodings", "attention over edges"]),
+        ("Summarise the papers on protein design (e.g. binder design, antibody design).", ["binder design", "antibody design"]),
+        ("What's new in speech synthesis, such as voice conversion or TTS?", ["voice conversion", "TTS"]),
+        ("Catch me up on federated learning. Mainly interested in client drift and personalised FL.", ["client drift", "personalised FL"]),
+        ("weather forecasting papers? global models and nowcasting count too, not climate projections", ["global models", "nowcasting"]),
+        ("What did people do on hallucinations of LLMs (and VLMs)?", []),  # the bracket adds to "LLMs"
+        ("Summarise the papers on model merging.", []),
+        ("总结一下知识蒸馏的论文，比如自蒸馏", []),  # Chinese clauses qualify the theme
+    ],
+)
+def test_a_requests_examples_are_the_items_after_its_theme(question: str, examples: list[str]) -> None:
+    assert theme_examples(question) == examples
 
 
 @pytest.mark.parametrize(
