@@ -273,15 +273,18 @@ def test_a_paper_about_either_joined_term_is_in_the_theme() -> None:
 
 
 def test_a_paper_about_an_example_the_request_gives_is_in_the_theme_if_the_example_is_specific() -> None:
-    """"audio generation (TTS, music)": a TTS paper that never says "audio generation" is in; an
-    example of common words only ("LLMs") names no topic of its own and adds nothing."""
+    """"audio generation (TTS, LLMs)": a TTS paper that never says "audio generation" is in; one
+    whose "TTS" is test-time scaling never says the theme's "audio" and stays out; an example of
+    common words only ("LLMs") names no topic of its own and adds nothing."""
+
     def hit(i: int, abstract: str, title: str) -> Hit:
         return Hit(Paper(f"p{i}", abstract, title, False), 1.0 - i / 100, relevance=0.6)
 
     hits = [
         hit(0, "We generate audio from text prompts. Our audio generation model is fast.", "Fast Audio Generation"),
-        hit(1, "A TTS system with expressive prosody. TTS quality improves in listening tests.", "Expressive TTS"),
-        hit(2, "We study how LLMs follow instructions. LLMs fail on long prompts.", "Instruction Following in LLMs"),
+        hit(1, "A TTS system with expressive prosody. TTS output is natural audio in listening tests.", "Expressive TTS"),
+        hit(2, "TTS (test-time scaling) spends compute at inference. TTS helps LLMs on math.", "Scaling TTS for Reasoning"),
+        hit(3, "We study how LLMs follow instructions. LLMs fail on long prompts.", "Instruction Following in LLMs"),
     ]
     frequency = {"audio": 60, "generat": 1500, "tts": 20, "llm": 900, "music": 30}
     assert [h.paper.paper_id for h in about_theme("audio generation", hits, frequency, 5000)] == ["p0"]
