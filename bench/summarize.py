@@ -30,7 +30,8 @@ bench/themes_multiword4.jsonl, 20 more written blind on 2026-12-02 (part "heldou
 that day's first changes; bench/themes_multiword5.jsonl, 20 more written blind later that day (part
 "heldout5"), its questions unseen until its first run; bench/themes_multiword6.jsonl, 20 more
 written the same way after the rules heldout5 showed (part "heldout6"); bench/themes_multiword7.jsonl,
-20 more written blind on 2026-12-02 (third session) after examples joined the theme (part "heldout7").
+20 more written blind on 2026-12-02 (third session) after examples joined the theme (part "heldout7");
+bench/themes_multiword8.jsonl, 20 more written blind after heldout7 showed what examples cost (part "heldout8").
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def main() -> None:
         by_split(args, ("zh_dev.jsonl", "zh_themes_heldout2.jsonl"), "总结一下关于知识蒸馏的论文")
         return
     if args.set == "multiword":
-        files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5", "6", "7"))
+        files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5", "6", "7", "8"))
         by_split(args, files, "Summarise the papers on knowledge distillation.")
         return
     if args.overview_url:
