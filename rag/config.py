@@ -43,9 +43,12 @@ class Settings(BaseSettings):
         "int8 weights (its vectors differ: an index built with it is searched only with it). All but torch are exported once from the model "
         "folder into DATA_DIR/encoders on first use.",
     )
-    # 16, not 64: a batch is padded to its longest text, and smaller batches pad less. 600 ICLR
-    # chunks on 2 cores: torch 13.1 s against 15.4 s, OpenVINO 7.6 s against 8.5 s for 1,200.
-    embedding_batch_size: int = Field(default=16, ge=1, description="Texts per forward pass of the embedding model.")
+    # 16, not 64: a batch is padded to its longest text, and smaller batches pad less. On 2 CPU
+    # cores, 600 ICLR chunks: torch 13.1 s against 15.4 s; 1,200 through OpenVINO 7.6 s against
+    # 8.5 s. Not measured on a GPU, where a larger batch may do better.
+    embedding_batch_size: int = Field(
+        default=16, ge=1, description="Texts per forward pass of the embedding model (16: measured fastest on a 2-core CPU; on a GPU a larger batch may do better)."
+    )
     embedding_windows: Literal["all", "first"] = Field(
         default="all",
         description="all: windows over each whole abstract. first: only the title and the abstract's opening sentences that fit the model's window, "

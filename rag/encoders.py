@@ -24,6 +24,7 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -265,19 +266,17 @@ class ExportedEncoder:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), 0), dtype=np.float32)
-        lock = threading.Lock()  # OpenVINO's streams call back side by side
 
         def keep(hidden: np.ndarray, mask: np.ndarray, rows: list[int]) -> None:
             nonlocal out
             vectors = self.pooling(hidden, mask)
-            with lock:
-                if out.shape[1] == 0:
-                    out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
-                out[rows] = vectors
+            if out.shape[1] == 0:
+                out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[rows] = vectors
 
-        if self.run_all is not None and len(texts) > self.batch_size:
-            # Many batches (an ingest): OpenVINO's streams run them side by side while this thread
-            # tokenises the next (bench/RESULTS.md, "Issue 16, batches and streams").
+        if self.run_all is not None and getattr(_bulk, "on", False) and len(texts) > self.batch_size:
+            # An ingest's batches: OpenVINO's streams run two side by side while this thread pools
+            # one and tokenises the next (bench/RESULTS.md, "Issue 16, 2026-12-02 (session 3)").
             self.run_all(self._batches(texts), keep)
             return out
         for inputs, rows in self._batches(texts):
@@ -326,13 +325,31 @@ def _openvino_runner(path: Path) -> Callable[[dict[str, np.ndarray]], np.ndarray
 
 
 Keep = Callable[[np.ndarray, np.ndarray, list[int]], None]
+# Whether this thread is ingesting (`bulk_encoding`): only an ingest's many batches take the
+# throughput-compiled model. An answer's evidence sentences (also dozens of texts) keep the
+# latency-compiled one: a second compiled model costs ~200 MB in the app, and its compile the
+# first answer 0.4 s.
+_bulk = threading.local()
+
+
+@contextmanager
+def bulk_encoding() -> Iterator[None]:
+    """Within it, this thread's encodes of many texts run on the throughput-compiled model."""
+    before = getattr(_bulk, "on", False)
+    _bulk.on = True
+    try:
+        yield
+    finally:
+        _bulk.on = before
 
 
 def _openvino_pipeline(path: Path) -> Callable[[Iterator[tuple[dict[str, np.ndarray], list[int]]], Keep], None]:
-    """For many batches: the model compiled for throughput (a stream per core, here 2 of one
-    thread each), fed by a queue of requests. On 2 cores it encoded 1,200 ICLR chunks in 7.6 s
-    against 8.0-8.4 s one batch at a time on both cores. Compiled on first use, once: a query
-    never needs it, and keeps the latency-compiled model (one request on every core)."""
+    """For an ingest's many batches: the model compiled for throughput (a stream per core, here 2
+    of one thread each), its infer requests started in turn and waited for on the calling thread.
+    On 2 cores 1,200 ICLR chunks took 7.6 s against 8.0-8.4 s one batch at a time on both cores.
+    No Python callback runs on OpenVINO's threads: with AsyncInferQueue's callbacks a process
+    aborted at exit ("terminate called without an active exception") in 3 of 6 runs. Compiled
+    on first use, once."""
     ov = _openvino_module()
     compiled: list[Any] = []
     lock = threading.Lock()
@@ -344,25 +361,26 @@ def _openvino_pipeline(path: Path) -> Callable[[Iterator[tuple[dict[str, np.ndar
                 compiled.append(ov.Core().compile_model(str(path), "CPU", hints))
         model = compiled[0]
         wanted = [port.get_any_name() for port in model.inputs]
-        failures: list[BaseException] = []
-
-        def done(request: Any, job: tuple[np.ndarray, list[int]]) -> None:
-            # Runs on OpenVINO's thread: an exception raised here would end the process, so it is
-            # handed back and raised once every request has finished.
-            try:
-                keep(np.asarray(request.get_output_tensor(0).data), *job)
-            except BaseException as exc:
-                failures.append(exc)
-
-        queue = ov.AsyncInferQueue(model, model.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS"))
-        queue.set_callback(done)
+        requests = [model.create_infer_request() for _ in range(max(1, model.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))]
+        running: list[tuple[Any, np.ndarray, list[int]] | None] = [None] * len(requests)
         try:
-            for inputs, rows in batches:
-                queue.start_async({name: inputs[name] for name in wanted}, (inputs["attention_mask"], rows))
+            for turn, (inputs, rows) in enumerate(batches):
+                slot = turn % len(requests)
+                if (job := running[slot]) is not None:
+                    job[0].wait()
+                    running[slot] = None
+                    keep(np.asarray(job[0].get_output_tensor(0).data), job[1], job[2])
+                requests[slot].start_async({name: inputs[name] for name in wanted})
+                running[slot] = (requests[slot], inputs["attention_mask"], rows)
+            for slot, job in enumerate(running):
+                if job is not None:
+                    job[0].wait()
+                    running[slot] = None
+                    keep(np.asarray(job[0].get_output_tensor(0).data), job[1], job[2])
         finally:
-            queue.wait_all()
-        if failures:
-            raise failures[0]
+            for job in running:  # a failure above: no request is left running into freed inputs
+                if job is not None:
+                    job[0].wait()
 
     return run_all
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from rag.catalog import Catalog, Entry
 from rag.chunking import CHUNKER_VERSION, TokenCounter, chunk_paper
 from rag.corpus import merge_papers
+from rag.encoders import bulk_encoding
 from rag.errors import IdClashError
 from rag.lexical import LexicalIndex
 from rag.records import Chunk, IngestReport, LoadResult, Paper
@@ -103,7 +104,8 @@ def sync(
     if metadata_only:
         with catalog.transaction() as writer:
             writer.put(metadata_only)
-    embedded = _write(to_embed, changes.replaced, stores, catalog, plan, batch_chunks, progress)
+    with bulk_encoding():  # the encoder's throughput path (rag/encoders.py), for this thread only
+        embedded = _write(to_embed, changes.replaced, stores, catalog, plan, batch_chunks, progress)
 
     committed = catalog.entries()
     for each, held in list(zip(stores, ids_of, strict=True))[1:]:

@@ -9,6 +9,7 @@ sentence by sentence like an answer (rag/verify.py). Which papers a theme is abo
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -54,7 +55,7 @@ def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
     elif not theme:
         yield from _corpus_overview(request, papers, ctx, timings)
     else:
-        yield from theme_summary_events(request, theme, ctx, timings, theme_examples(asked))
+        yield from theme_summary_events(request, theme, ctx, timings, theme_examples(asked, theme))
 
 
 def theme_summary_events(
@@ -71,7 +72,7 @@ def theme_summary_events(
     language = question_language(request.question)
     english = theme if language == "en" and not CJK.search(theme) else ctx.corpus.english_theme(theme)
     # The examples join the search: papers on "TTS" need not say "audio generation".
-    searched = " ".join([english, *(e for e in examples if e.lower() not in english.lower())])
+    searched = " ".join([english, *(e for e in examples if not re.search(rf"(?<![\w-]){re.escape(e)}(?![\w-])", english, re.I))])
     hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
     shown = theme if english == theme else f"{theme}（{english}）" if language == "zh" else f"{theme} ({english})"

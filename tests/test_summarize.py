@@ -284,7 +284,7 @@ def test_a_paper_about_an_example_the_request_gives_is_in_the_theme_if_the_examp
         hit(0, "We generate audio from text prompts. Our audio generation model is fast.", "Fast Audio Generation"),
         hit(1, "A TTS system with expressive prosody. TTS output is natural audio in listening tests.", "Expressive TTS"),
         hit(2, "TTS (test-time scaling) spends compute at inference. TTS helps LLMs on math.", "Scaling TTS for Reasoning"),
-        hit(3, "We study how LLMs follow instructions. LLMs fail on long prompts.", "Instruction Following in LLMs"),
+        hit(3, "We study how LLMs follow instructions, audio ones too. LLMs fail on long prompts.", "Instruction Following in LLMs"),
     ]
     frequency = {"audio": 60, "generat": 1500, "tts": 20, "llm": 900, "music": 30}
     assert [h.paper.paper_id for h in about_theme("audio generation", hits, frequency, 5000)] == ["p0"]

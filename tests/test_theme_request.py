@@ -95,9 +95,17 @@ def test_an_aside_stays_with_the_theme_for_the_search_but_not_its_head() -> None
         ("What's new in speech synthesis, such as voice conversion or TTS?", ["voice conversion", "TTS"]),
         ("Catch me up on federated learning. Mainly interested in client drift and personalised FL.", ["client drift", "personalised FL"]),
         ("weather forecasting papers? global models and nowcasting count too, not climate projections", ["global models", "nowcasting"]),
+        ("human activity recognition papers? ViT, IMU sensors", ["ViT", "IMU sensors"]),  # "vit" inside "activity" is no repeat
         ("What did people do on hallucinations of LLMs (and VLMs)?", []),  # the bracket adds to "LLMs"
         ("Summarise the papers on model merging.", []),
         ("总结一下知识蒸馏的论文，比如自蒸馏", []),  # Chinese clauses qualify the theme
+        # Instructions, questions, the asker and what is left out are no examples:
+        ("Summarise the papers on diffusion models. Keep it short, please, and in bullet points.", []),
+        ("Summarise the papers on reward models. Which ones use tools?", []),
+        ("Summarise the papers on reward models. I work at a hospital.", []),
+        ("Summarize audio generation papers. Not interested in music or TTS.", []),
+        ("audio generation papers? voice cloning is fine, but not TTS.", ["voice cloning"]),
+        ("Summarise the papers on world models [1] and [3]. See [2].", []),
     ],
 )
 def test_a_requests_examples_are_the_items_after_its_theme(question: str, examples: list[str]) -> None:
