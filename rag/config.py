@@ -47,7 +47,9 @@ class Settings(BaseSettings):
     # cores, 600 ICLR chunks: torch 13.1 s against 15.4 s; 1,200 through OpenVINO 7.6 s against
     # 8.5 s. Not measured on a GPU, where a larger batch may do better.
     embedding_batch_size: int = Field(
-        default=16, ge=1, description="Texts per forward pass of the embedding model (16: measured fastest on a 2-core CPU; on a GPU a larger batch may do better)."
+        default=16,
+        ge=1,
+        description="Texts per forward pass of the embedding model (16: measured fastest on a 2-core CPU; on a GPU a larger batch may do better).",
     )
     embedding_windows: Literal["all", "first"] = Field(
         default="all",

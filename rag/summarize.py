@@ -25,7 +25,7 @@ from rag.retrieval import filter_papers
 from rag.routing import Mode
 from rag.text import CJK, cite
 from rag.theme_request import theme_examples, theme_of
-from rag.themes import about_theme
+from rag.themes import about_theme_by
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages
 
@@ -90,7 +90,13 @@ def _theme_summary(
     question, corpus, cal = request.question, ctx.corpus, ctx.calibration
     language = question_language(question)
     papers = corpus.papers_by_id()
-    relevant = list(hits) if pinned else about_theme(theme, hits, corpus.document_frequency(), len(papers), cal, examples)
+    by = {} if pinned else about_theme_by(theme, hits, corpus.document_frequency(), len(papers), cal, examples)
+    kept = {h.paper.paper_id for found in by.values() for h in found}
+    relevant = list(hits) if pinned else [h for h in hits if h.paper.paper_id in kept]
+    # Papers in only by an example the request gave: the count's line says so, naming those examples.
+    own = {h.paper.paper_id for h in by.get("", [])}
+    if used := [e for e, found in by.items() if e and any(h.paper.paper_id not in own for h in found)]:
+        shown = prompts.say("THEME_WITH_EXAMPLES", language, theme=shown or theme, examples=", ".join(used))
     base = Answer(question=question, text="", mode=Mode.SUMMARIZE, backend=ctx.backend, language=language, query=theme)
     if not relevant:
         timings["total"] = request.elapsed_ms()

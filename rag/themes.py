@@ -249,13 +249,21 @@ def about_theme(
     """The hits (ranked candidates) a summary of `theme` includes, in their order: those about any
     of the terms it joins (`theme_parts`), or about one of the `examples` the request gives of it
     (rag/theme_request.theme_examples; `about_example`)."""
+    kept = {h.paper.paper_id for found in about_theme_by(theme, hits, document_frequency, papers, cal, examples).values() for h in found}
+    return [h for h in hits if h.paper.paper_id in kept]
+
+
+def about_theme_by(
+    theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM, examples: Sequence[str] = ()
+) -> dict[str, list[Hit]]:
+    """`about_theme`'s papers by what brought them in: the theme ("" key) and each example."""
     parts = theme_parts(theme_head(theme))
-    kept = {h.paper.paper_id for part in parts for h in _about_one(part, hits, document_frequency, papers, cal)}
+    found = {"": [h for part in parts for h in _about_one(part, hits, document_frequency, papers, cal)]}
     if examples:
         theme_core = set().union(*(core_terms(part, document_frequency, papers, cal)[0] for part in parts))
         for example in examples:
-            kept |= {h.paper.paper_id for h in about_example(example, theme_core, hits, document_frequency, papers, cal)}
-    return [h for h in hits if h.paper.paper_id in kept]
+            found[example] = about_example(example, theme_core, hits, document_frequency, papers, cal)
+    return found
 
 
 def about_example(

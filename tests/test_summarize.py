@@ -345,6 +345,27 @@ def test_a_summary_leaves_out_a_paper_that_names_the_theme_in_passing(tmp_path: 
     assert {s.paper.title for s in answer.sources} == {r["title"] for r in records[:3]}
 
 
+def test_a_summary_includes_papers_on_the_examples_asked_about_and_says_so(tmp_path: Path) -> None:
+    """"audio generation papers? TTS, that kind of thing": a TTS paper that speaks of audio is in,
+    and the count's line names the example; a "TTS" that is test-time scaling is not."""
+    audio = "We generate audio from text prompts with a diffusion model. Audio generation quality is rated by listeners."
+    records = [
+        {"title": "Fast audio generation with flow matching", "abstract": audio},
+        {"title": "Audio generation for long soundscapes", "abstract": f"{audio} We extend audio generation to minutes."},
+        {"title": "Expressive TTS with prosody tokens", "abstract": "A TTS system that models prosody. Our TTS output is natural audio in listening tests."},
+        {"title": "Scaling TTS for reasoning models", "abstract": "TTS (test-time scaling) spends compute at inference. TTS helps LLMs solve math."},
+        {"title": "Graph neural networks for molecules", "abstract": "We predict molecular properties with message passing on graphs."},
+    ]
+    api = make(tmp_path / "data", None)
+    api.ingest([write_jsonl(tmp_path / "papers.jsonl", records)])
+    plain = api.ask("Summarize the papers about audio generation", mode="summarize")
+    assert {s.paper.title for s in plain.sources} == {r["title"] for r in records[:2]}
+    assert "examples" not in plain.text.splitlines()[0]
+    answer = api.ask("Summarize the papers about audio generation. TTS, that kind of thing.", mode="summarize")
+    assert {s.paper.title for s in answer.sources} == {r["title"] for r in records[:3]}
+    assert answer.text.splitlines()[0].startswith("3 papers in the corpus are about audio generation or the examples asked about (TTS)")
+
+
 @pytest.mark.parametrize(
     ("title", "generated", "name"),
     [
