@@ -31,7 +31,8 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Paper, Source
 from rag.summarize import theme_summary_events
 from rag.text import citations, cite, key_terms, names, plain
-from rag.theme_request import CORPUS_QUESTION, sole_theme, theme_examples
+from rag.theme_examples import theme_examples
+from rag.theme_request import CORPUS_QUESTION, sole_theme
 from rag.verify import Draft, Verifier, draft_messages, translation
 
 # A drafted sentence joins the evidence when it brings at least this many key terms the evidence

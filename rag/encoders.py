@@ -325,10 +325,8 @@ def _openvino_runner(path: Path) -> Callable[[dict[str, np.ndarray]], np.ndarray
 
 
 Keep = Callable[[np.ndarray, np.ndarray, list[int]], None]
-# Whether this thread is ingesting (`bulk_encoding`): only an ingest's many batches take the
-# throughput-compiled model. An answer's evidence sentences (also dozens of texts) keep the
-# latency-compiled one: a second compiled model costs ~200 MB in the app, and its compile the
-# first answer 0.4 s.
+# Whether this thread ingests (`bulk_encoding`): only then do many texts take the throughput model.
+# An answer's evidence sentences keep the latency one (the other costs ~200 MB and a 0.4 s compile).
 _bulk = threading.local()
 
 

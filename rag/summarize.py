@@ -24,7 +24,8 @@ from rag.records import Answer, AnswerEvent, Hit, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode
 from rag.text import CJK, cite
-from rag.theme_request import theme_examples, theme_of
+from rag.theme_examples import theme_examples
+from rag.theme_request import theme_of
 from rag.themes import about_theme_by
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages

@@ -350,69 +350,6 @@ def theme_of(question: str) -> str:
     return _theme_run(strip_citations(question))
 
 
-# What parts a list of examples ("deblurring, deraining, all-in-one restoration etc.").
-_EXAMPLE_BREAK = re.compile(r"\s*(?:[,;/]|\band\b|\bor\b|\betc\b\.?)\s*", re.I)
-# Words that frame an example rather than name it ("Mainly interested in catastrophic forgetting",
-# "I mean reward alignment", "multi-objective RL counts too", "X is fine"); with them a clause about the asker
-# still gives examples.
-_INTEREST_WORDS = frozenset("interested mainly mostly particularly care mean count counts included welcome focus fine ok okay".split())
-_EXAMPLE_FRAMES = FRAME_WORDS | CONNECTORS | _INTEREST_WORDS
-# What a request leaves out, from the word on: "not one-off forecasting architectures", "anything
-# except TTS", "don't include GANs". (Not entailment.NEGATION: its cues, "avoids", "lacks", "fails",
-# describe what a method does.)
-_EXCLUDED = re.compile(
-    r"(?:\bbut\s+)?\b(?:not|no|except|excluding|exclude|without|don't|don’t|skip|ignore|leave\s+out|other\s+than)\b.*$|^.*\bout\s+of\s+scope\b.*$", re.I
-)
-# Words with which a clause speaks of the answer or to the assistant ("Keep it short", "Group them
-# by method", "Thank you"), not of the theme.
-_ADDRESS_WORDS = frozenset("it them they you me us ones".split())
-
-
-def theme_examples(question: str, theme: str | None = None) -> list[str]:
-    """The terms a request gives as examples of its theme (`theme`: theme_of(question)), each a
-    theme a paper of the summary may be about instead of the theme's own words: the items of its
-    asides ("audio LLMs" and "spoken dialogue models" of "audio and speech language models (audio
-    LLMs, spoken dialogue models)") and of the clauses after the clause that names it that list
-    terms ("image restoration papers? deblurring, deraining, all-in-one restoration etc."; not an
-    instruction, "Keep it short"); never what it leaves out ("not TTS"). Whether
-    each names a topic specific enough to count is the corpus's to say (rag/themes.py). [] for a
-    request in Chinese, whose clauses qualify its theme."""
-    if _CJK.search(question):
-        return []
-    question = strip_citations(question)
-    theme = theme_of(question) if theme is None else theme
-    # theme_head's asides, but a relative clause qualifies the theme ("models that reason") and a
-    # bracket that goes on with "and" adds to the word before it ("LLMs (and MLLMs)").
-    asides = [m.group().strip(" ,") for m in _EXAMPLES.finditer(theme)]
-    pieces = [a for a in asides if not re.match(rf"(?:[(（]\s*)?(?:and|or|plus|{'|'.join(_RELATIVES)})\b", a, re.I)]
-    clauses, named = _clauses(question), theme_clause(question)
-    if named != question and named in clauses:
-        pieces += [c for c in clauses[clauses.index(named) + 1 :] if _lists_terms(c)]
-    head = theme_head(theme).lower()
-    examples: list[str] = []
-    for piece in pieces:
-        piece = _EXAMPLE_OPENER.sub(" , ", re.sub(r"[()（）]", " , ", piece))
-        for item in _EXAMPLE_BREAK.split(_FRAME_PHRASES.sub(" , ", _EXCLUDED.sub("", piece))):
-            words = [w for w in _TOKEN.findall(item) if w[0].isalnum()]
-            # The item without the frame around it ("mainly interested in X", "X, that sort of
-            # thing"); the words inside stay ("attention over edges").
-            kept = [i for i, w in enumerate(words) if w.lower() not in _EXAMPLE_FRAMES]
-            if kept and not re.search(rf"(?<![\w-]){re.escape((term := ' '.join(words[kept[0] : kept[-1] + 1])).lower())}(?![\w-])", head):
-                examples.append(term)
-    return list(dict.fromkeys(examples))
-
-
-def _lists_terms(clause: str) -> bool:
-    """Whether a clause after the theme's may list terms: not said to the assistant or of its
-    answer ("Keep it short", "Which ones use tools?", "Thank you"), nor about the asker ("I work at
-    a hospital.") unless it says what the asker is interested in ("I mean reward alignment of ...").
-    A question may ("what have people done about overthinking?"): its frame words are no terms."""
-    words = {w.lower() for w in _TOKEN.findall(clause) if w[0].isalnum()}
-    if not words or _ADDRESS_WORDS & words:
-        return False
-    return not _ABOUT_ASKER.match(clause) or bool(_INTEREST_WORDS & words)
-
-
 # What a theme gives as examples or asides: "preference optimization methods such as DPO",
 # "multi-agent systems (debate, collaboration)", "reward models, including process reward models".
 _EXAMPLE_OPENERS = rf"{_ASIDE_OPENERS}|like"

@@ -248,7 +248,7 @@ def about_theme(
 ) -> list[Hit]:
     """The hits (ranked candidates) a summary of `theme` includes, in their order: those about any
     of the terms it joins (`theme_parts`), or about one of the `examples` the request gives of it
-    (rag/theme_request.theme_examples; `about_example`)."""
+    (rag/theme_examples.theme_examples; `about_example`)."""
     kept = {h.paper.paper_id for found in about_theme_by(theme, hits, document_frequency, papers, cal, examples).values() for h in found}
     return [h for h in hits if h.paper.paper_id in kept]
 

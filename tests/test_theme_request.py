@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from rag.routing import Mode, route
-from rag.theme_request import asks_for_overview, theme_examples, theme_head, theme_of
+from rag.theme_examples import theme_examples
+from rag.theme_request import asks_for_overview, theme_head, theme_of
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
