@@ -4,7 +4,7 @@ so that a claim saying either is read as saying the same thing."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rag.entailment import FUNCTION_WORDS
 from rag.label_names import expansion_before, explains
@@ -29,12 +29,17 @@ def defined_acronyms(text: str) -> dict[str, str]:
     return found
 
 
+def _said(words: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for re.sub that puts `words` in as they are (a backslash in them is no escape)."""
+    return lambda _: words
+
+
 def spell_out(text: str, acronyms: dict[str, str]) -> str:
     """The text with each defined acronym read as the words it stands for: "lower Fréchet Inception
     Distance (FID)" and "higher FID" both compare the same words."""
     for acronym, expansion in acronyms.items():
         text = re.sub(rf"\s*\(\s*{re.escape(acronym)}s?\s*\)", "", text)
-        text = re.sub(rf"(?<![\w\-]){re.escape(acronym)}s?(?![\w\-])", lambda _, said=expansion: said, text)
+        text = re.sub(rf"(?<![\w\-]){re.escape(acronym)}s?(?![\w\-])", _said(expansion), text)
     return text
 
 
@@ -42,8 +47,8 @@ def abbreviate(text: str, acronyms: dict[str, str]) -> str:
     """The text with each of these acronyms' spelled-out forms said as the acronym: a paper's own
     names are compared as names ("SecPE" and the title's "Secret-Protected Evolution" are one)."""
     for acronym, expansion in acronyms.items():
-        text = re.sub(rf"{re.escape(expansion)}\s*\(\s*{re.escape(acronym)}s?\s*\)", lambda _, name=acronym: name, text, flags=re.I)
-        text = re.sub(rf"(?<![\w\-]){re.escape(expansion)}(?![\w\-])", lambda _, name=acronym: name, text, flags=re.I)
+        text = re.sub(rf"{re.escape(expansion)}\s*\(\s*{re.escape(acronym)}s?\s*\)", _said(acronym), text, flags=re.I)
+        text = re.sub(rf"(?<![\w\-]){re.escape(expansion)}(?![\w\-])", _said(acronym), text, flags=re.I)
     return text
 
 

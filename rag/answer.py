@@ -126,22 +126,22 @@ def _answer(
     # multilingual encoder reading the question itself picked the right paper's sentences less
     # often: 12 of 13 Chinese dev questions against 13 of 13, the same answer terms.)
     english = question if language == "en" else (query or question)
-    about = _about_one_paper(request, relevant, pinned, ctx)
-    aspect = aspect_asked(request.asked or question) if about else None
+    subject = _about_one_paper(request, relevant, pinned, ctx)
+    aspect = aspect_asked(request.asked or question) if subject else None
     # The best paper answers an English question from its own part of the abstract, not the
     # background it opens with ("However, they still recompute ..."; a Chinese question's English
     # words are a guess at the problem it describes, which the background states). An aspect is
     # answered from the sentences that state it, most plainly first; "What does SureLock do?" with
     # what it does and what it reports.
     within = {p.paper_id: own_part(sentences_of(p), contribution_sentence(p)) for p in [relevant[0].paper] if language == "en"}
-    stated = stating(aspect, sentences_of(about))[: ctx.max_sentences] if about and aspect else []
-    if about and stated:
-        within[about.paper_id] = stated
-    elif about and not aspect and GENERAL.search(request.asked or question):
-        own = own_part(sentences_of(about), contribution_sentence(about))
-        within[about.paper_id] = list(dict.fromkeys([contribution_sentence(about), *stating(RESULTS, own)[:1]]))
+    stated = stating(aspect, sentences_of(subject))[: ctx.max_sentences] if subject and aspect else []
+    if subject and stated:
+        within[subject.paper_id] = stated
+    elif subject and not aspect and GENERAL.search(request.asked or question):
+        own = own_part(sentences_of(subject), contribution_sentence(subject))
+        within[subject.paper_id] = list(dict.fromkeys([contribution_sentence(subject), *stating(RESULTS, own)[:1]]))
     # About one paper: as many of its sentences as an answer holds, not the two a card shows.
-    per_source = ctx.max_sentences if about else EVIDENCE_PER_SOURCE
+    per_source = ctx.max_sentences if subject else EVIDENCE_PER_SOURCE
     sources, evidence = select(english, relevant, ctx.vectors, per_source, cal, within)
     timings["evidence"] = ms_since(mark)
     timings["first_visible"] = request.elapsed_ms()
@@ -172,8 +172,8 @@ def _answer(
         notes.append(prompts.say("NOT_STATED", language, n=evidence[0].n))
     if drafter is not None and not draft.kept and not draft.failure:
         notes.append(prompts.say("DRAFT_UNSUPPORTED", language))
-    if (about := about or _only_cited(text, sources)) is not None:
-        text = _lead(about, aspect, bool(stated), sources, text, language, request.asked or question)
+    if (subject := subject or _only_cited(text, sources)) is not None:
+        text = _lead(subject, aspect, bool(stated), sources, text, language, request.asked or question)
 
     if language == "zh":
         mark = time.perf_counter()

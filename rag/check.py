@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Literal
 
 from rag import prompts
 from rag.context import Context, Request
@@ -58,7 +59,7 @@ def check_claim(claim: str, ctx: Context, paper_id: str | None = None) -> Check:
     checked = [_checked(claim, paper, ctx) for paper in candidates]
     # The paper that supports it, else the one that comes closest, first.
     checked.sort(key=lambda c: (not c.supported, -c.support))
-    verdict = "supported" if checked[0].supported else "unsupported"
+    verdict: Literal["supported", "unsupported"] = "supported" if checked[0].supported else "unsupported"
     reasons = () if verdict == "supported" else tuple(prompts.CHECK_REASON_PAPER.format(title=c.title, reason=r) for c in checked[:1] for r in c.reasons)
     return Check(claim, verdict, tuple(checked), reasons)
 

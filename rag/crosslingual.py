@@ -241,8 +241,8 @@ def english_theme(theme: str, table: PhraseTable, encode: Encode, min_cosine: fl
         return " ".join(dict.fromkeys([table.phrases[best], *names]))
     glossed = [{t for g in glossary().get(w, ()) for t in key_terms(g)} for w in words]
     candidates = set(np.argsort(-cosines)[:THEME_CANDIDATES].tolist())
-    for terms in glossed:
-        for term in terms:
+    for word_terms in glossed:
+        for term in word_terms:
             candidates.update(table.by_term.get(term, ()))
 
     def translated(i: int) -> float:

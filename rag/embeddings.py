@@ -43,7 +43,7 @@ def hub_offline() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     hub = sys.modules.get("huggingface_hub.constants")
     if hub is not None and os.environ["HF_HUB_OFFLINE"].upper() in ("1", "ON", "YES", "TRUE"):
-        hub.HF_HUB_OFFLINE = True
+        setattr(hub, "HF_HUB_OFFLINE", True)  # noqa: B010 - a module constant huggingface_hub reads at call time
 
 
 def resolve_model_dir(configured: str = "") -> Path:

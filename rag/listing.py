@@ -76,14 +76,14 @@ def list_events(request: Request, ctx: Context, page: int = 1) -> Iterator[Answe
     # `query` is the question as asked, filter words included: "more" asks it again for the next page.
     base = Answer(question=request.question, text="", mode=Mode.LIST, backend=ctx.backend, language=question_language(request.question), query=request.question)
     if quantity is not None and meeting:
-        answer = _extreme(base, quantity, criterion, meeting, request, page)
+        listed = _extreme(base, quantity, criterion, meeting, request, page)
     elif meeting:
-        answer = _page(base, criterion, sorted(meeting, key=lambda p: -_mentions(p, criterion)), request, page)
+        listed = _page(base, criterion, sorted(meeting, key=lambda p: -_mentions(p, criterion)), request, page)
     else:
-        answer = replace(base, text=_nothing(criterion, request, papers, base.language), page=Page(1, PAGE_SIZE, 0))
-    yield AnswerEvent("sources", sources=answer.sources)
+        listed = replace(base, text=_nothing(criterion, request, papers, base.language), page=Page(1, PAGE_SIZE, 0))
+    yield AnswerEvent("sources", sources=listed.sources)
     timings["total"] = request.elapsed_ms()
-    yield AnswerEvent("final", answer=replace(answer, notes=(*answer.notes, *([prompts.ENGLISH_ONLY] if answer.language == "zh" else [])), timings_ms=timings))
+    yield AnswerEvent("final", answer=replace(listed, notes=(*listed.notes, *([prompts.ENGLISH_ONLY] if listed.language == "zh" else [])), timings_ms=timings))
 
 
 def _topic(question: str, quantity: Quantity) -> str:

@@ -99,7 +99,7 @@ class ChunkStore:
         """Release the client. Chroma keeps one engine per local folder for the whole process while
         any client of it is open, and after a failed write (a full disk: "Error in compaction")
         that engine hangs on the next one; the next client of a closed store starts a fresh engine."""
-        self._chroma._client.close()
+        self._chroma._client.close()  # type: ignore[attr-defined]  # the Rust client has it; chromadb's ClientAPI type does not say so
 
     def holds(self, chunk_id: str) -> bool:
         """Whether this store keeps the chunk with this id (f"{paper_id}#{index}")."""

@@ -84,6 +84,6 @@ def server_client(settings: Settings) -> Any:
         client.heartbeat()
     except Exception as exc:  # chromadb raises several types for "not reachable" (httpx's, and its own while it starts)
         if client is not None:
-            client.close()
+            client.close()  # type: ignore[attr-defined]  # the Rust client has it; chromadb's ClientAPI type does not say so
         raise unreachable(settings.chroma_url, exc) from exc
     return client
