@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from rag.api import Paperchat
 from rag.calibration import MINILM
 from rag.evidence import contribution_sentence
-from rag.records import Hit, Paper
+from rag.records import Answer, Hit, Paper
 from rag.summarize import summary_line
 from rag.text import split_sentences
 from rag.theme_request import theme_head, theme_of
@@ -339,10 +340,19 @@ def test_a_summary_leaves_out_a_paper_that_names_the_theme_in_passing(tmp_path: 
         {"title": "Graph neural networks for molecules", "abstract": "We predict molecular properties with message passing on graphs."},
         {"title": "Federated learning with non-IID clients", "abstract": "Clients hold skewed data. We correct client drift in federated averaging."},
     ]
+    answer = indexed(tmp_path, records).ask("Summarize the papers about speculative decoding", mode="summarize")
+    assert titles(answer) == {r["title"] for r in records[:3]}
+
+
+def indexed(tmp_path: Path, records: list[dict[str, str]]) -> Paperchat:
+    """A fresh index of `records` (title, abstract), with the tests' hashing embeddings."""
     api = make(tmp_path / "data", None)
     api.ingest([write_jsonl(tmp_path / "papers.jsonl", records)])
-    answer = api.ask("Summarize the papers about speculative decoding", mode="summarize")
-    assert {s.paper.title for s in answer.sources} == {r["title"] for r in records[:3]}
+    return api
+
+
+def titles(answer: Answer) -> set[str]:
+    return {s.paper.title for s in answer.sources}
 
 
 def test_a_summary_includes_papers_on_the_examples_asked_about_and_says_so(tmp_path: Path) -> None:
@@ -356,13 +366,12 @@ def test_a_summary_includes_papers_on_the_examples_asked_about_and_says_so(tmp_p
         {"title": "Scaling TTS for reasoning models", "abstract": "TTS (test-time scaling) spends compute at inference. TTS helps LLMs solve math."},
         {"title": "Graph neural networks for molecules", "abstract": "We predict molecular properties with message passing on graphs."},
     ]
-    api = make(tmp_path / "data", None)
-    api.ingest([write_jsonl(tmp_path / "papers.jsonl", records)])
+    api = indexed(tmp_path, records)
     plain = api.ask("Summarize the papers about audio generation", mode="summarize")
-    assert {s.paper.title for s in plain.sources} == {r["title"] for r in records[:2]}
+    assert titles(plain) == {r["title"] for r in records[:2]}
     assert "examples" not in plain.text.splitlines()[0]
     answer = api.ask("Summarize the papers about audio generation. TTS, that kind of thing.", mode="summarize")
-    assert {s.paper.title for s in answer.sources} == {r["title"] for r in records[:3]}
+    assert titles(answer) == {r["title"] for r in records[:3]}
     assert answer.text.splitlines()[0].startswith("3 papers in the corpus are about audio generation or the examples asked about (TTS)")
 
 
