@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -309,11 +310,15 @@ def _onnx_runner(path: Path) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
     return run
 
 
-def _openvino_runner(path: Path) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
+def _openvino_compiled(path: Path, hint: str) -> Any:
+    """The model compiled for the CPU in its precision, for LATENCY (one request on every core) or
+    THROUGHPUT (a stream per core)."""
     ov = _openvino_module()
+    return ov.Core().compile_model(str(path), "CPU", {"INFERENCE_PRECISION_HINT": openvino_precision(cpu_flags()), "PERFORMANCE_HINT": hint})
 
-    precision = openvino_precision(cpu_flags())
-    compiled = ov.Core().compile_model(str(path), "CPU", {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY"})
+
+def _openvino_runner(path: Path) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
+    compiled = _openvino_compiled(path, "LATENCY")
     wanted = [port.get_any_name() for port in compiled.inputs]
 
     def run(inputs: dict[str, np.ndarray]) -> np.ndarray:
@@ -343,42 +348,36 @@ def bulk_encoding() -> Iterator[None]:
 
 def _openvino_pipeline(path: Path) -> Callable[[Iterator[tuple[dict[str, np.ndarray], list[int]]], Keep], None]:
     """For an ingest's many batches: the model compiled for throughput (a stream per core, here 2
-    of one thread each), its infer requests started in turn and waited for on the calling thread.
-    On 2 cores 1,200 ICLR chunks took 7.6 s against 8.0-8.4 s one batch at a time on both cores.
-    No Python callback runs on OpenVINO's threads: with AsyncInferQueue's callbacks a process
-    aborted at exit ("terminate called without an active exception") in 3 of 6 runs. Compiled
-    on first use, once."""
-    ov = _openvino_module()
-    compiled: list[Any] = []
-    lock = threading.Lock()
+    of one thread each), its infer requests started in turn and waited for on the calling thread,
+    oldest first. On 2 cores 1,200 ICLR chunks took 7.6 s against 8.0-8.4 s one batch at a time on
+    both cores. No Python callback runs on OpenVINO's threads: with AsyncInferQueue's callbacks a
+    process aborted at exit ("terminate called without an active exception") in 3 of 6 runs.
+    Compiled on first use, once."""
+    compiled = lru_cache(maxsize=1)(lambda: _openvino_compiled(path, "THROUGHPUT"))
 
     def run_all(batches: Iterator[tuple[dict[str, np.ndarray], list[int]]], keep: Keep) -> None:
-        with lock:
-            if not compiled:
-                hints = {"INFERENCE_PRECISION_HINT": openvino_precision(cpu_flags()), "PERFORMANCE_HINT": "THROUGHPUT"}
-                compiled.append(ov.Core().compile_model(str(path), "CPU", hints))
-        model = compiled[0]
+        model = compiled()
         wanted = [port.get_any_name() for port in model.inputs]
         requests = [model.create_infer_request() for _ in range(max(1, model.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))]
-        running: list[tuple[Any, np.ndarray, list[int]] | None] = [None] * len(requests)
+        running: deque[tuple[Any, np.ndarray, list[int]]] = deque()  # (request, mask, rows), oldest first
+
+        def finish_oldest() -> None:
+            request, mask, rows = running.popleft()
+            request.wait()
+            keep(np.asarray(request.get_output_tensor(0).data), mask, rows)
+
         try:
             for turn, (inputs, rows) in enumerate(batches):
-                slot = turn % len(requests)
-                if (job := running[slot]) is not None:
-                    job[0].wait()
-                    running[slot] = None
-                    keep(np.asarray(job[0].get_output_tensor(0).data), job[1], job[2])
-                requests[slot].start_async({name: inputs[name] for name in wanted})
-                running[slot] = (requests[slot], inputs["attention_mask"], rows)
-            for slot, job in enumerate(running):
-                if job is not None:
-                    job[0].wait()
-                    running[slot] = None
-                    keep(np.asarray(job[0].get_output_tensor(0).data), job[1], job[2])
+                if len(running) == len(requests):  # every request busy: the oldest is the one to reuse
+                    finish_oldest()
+                request = requests[turn % len(requests)]
+                request.start_async({name: inputs[name] for name in wanted})
+                running.append((request, inputs["attention_mask"], rows))
+            while running:
+                finish_oldest()
         finally:
-            for job in running:  # a failure above: no request is left running into freed inputs
-                if job is not None:
-                    job[0].wait()
+            for request, _, _ in running:  # a failure above: no request is left running into freed inputs
+                request.wait()
 
     return run_all
 

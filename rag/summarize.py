@@ -9,7 +9,6 @@ sentence by sentence like an answer (rag/verify.py). Which papers a theme is abo
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -23,10 +22,10 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Hit, Paper, Source
 from rag.retrieval import filter_papers
 from rag.routing import Mode
-from rag.text import CJK, cite
+from rag.text import CJK, cite, says_phrase
 from rag.theme_examples import theme_examples
 from rag.theme_request import theme_of
-from rag.themes import about_theme_by
+from rag.themes import about_theme_by, examples_adding, kept_in_order
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages
 
@@ -73,7 +72,7 @@ def theme_summary_events(
     language = question_language(request.question)
     english = theme if language == "en" and not CJK.search(theme) else ctx.corpus.english_theme(theme)
     # The examples join the search: papers on "TTS" need not say "audio generation".
-    searched = " ".join([english, *(e for e in examples if not re.search(rf"(?<![\w-]){re.escape(e)}(?![\w-])", english, re.I))])
+    searched = " ".join([english, *(e for e in examples if not says_phrase(english, e))])
     hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
     shown = theme if english == theme else f"{theme}（{english}）" if language == "zh" else f"{theme} ({english})"
@@ -91,12 +90,10 @@ def _theme_summary(
     question, corpus, cal = request.question, ctx.corpus, ctx.calibration
     language = question_language(question)
     papers = corpus.papers_by_id()
-    by = {} if pinned else about_theme_by(theme, hits, corpus.document_frequency(), len(papers), cal, examples)
-    kept = {h.paper.paper_id for found in by.values() for h in found}
-    relevant = list(hits) if pinned else [h for h in hits if h.paper.paper_id in kept]
+    found = {} if pinned else about_theme_by(theme, hits, corpus.document_frequency(), len(papers), cal, examples)
+    relevant = list(hits) if pinned else kept_in_order(hits, found)
     # Papers in only by an example the request gave: the count's line says so, naming those examples.
-    own = {h.paper.paper_id for h in by.get("", [])}
-    if used := [e for e, found in by.items() if e and any(h.paper.paper_id not in own for h in found)]:
+    if used := examples_adding(found):
         shown = prompts.say("THEME_WITH_EXAMPLES", language, theme=shown or theme, examples=", ".join(used))
     base = Answer(question=question, text="", mode=Mode.SUMMARIZE, backend=ctx.backend, language=language, query=theme)
     if not relevant:

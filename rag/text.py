@@ -141,6 +141,12 @@ def term_sequence(text: str) -> list[str]:
 _NUMBER = re.compile(r"(?<![A-Za-z\d.])\d+(?:[.,]\d+)*(?![A-Za-z]*\d)")
 
 
+def says_phrase(text: str, phrase: str) -> bool:
+    """Whether `text` has `phrase` as whole words, in any case: "ViT" is not in "activity", nor
+    "RL" in "world"."""
+    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.I) is not None
+
+
 def numbers(text: str) -> set[str]:
     """Numbers as stated ("1,024" → "1024"); years and list markers included, units dropped."""
     return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(strip_citations(text))}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from rag.text import strip_citations
+from rag.text import says_phrase, strip_citations
 
 # theme_request's reading of a request: its clauses, frame vocabulary and asides, shared rather
 # than read again a second way.
@@ -64,7 +64,7 @@ def theme_examples(question: str, theme: str | None = None) -> list[str]:
     clauses, named = _clauses(question), theme_clause(question)
     if named != question and named in clauses:
         pieces += [c for c in clauses[clauses.index(named) + 1 :] if _lists_terms(c)]
-    head = theme_head(theme).lower()
+    head = theme_head(theme)
     examples: list[str] = []
     for piece in pieces:
         piece = _EXAMPLE_OPENER.sub(" , ", re.sub(r"[()（）]", " , ", piece))
@@ -73,7 +73,7 @@ def theme_examples(question: str, theme: str | None = None) -> list[str]:
             # The item without the frame around it ("mainly interested in X", "X, that sort of
             # thing"); the words inside stay ("attention over edges").
             kept = [i for i, w in enumerate(words) if w.lower() not in _EXAMPLE_FRAMES]
-            if kept and not re.search(rf"(?<![\w-]){re.escape((term := ' '.join(words[kept[0] : kept[-1] + 1])).lower())}(?![\w-])", head):
+            if kept and not says_phrase(head, term := " ".join(words[kept[0] : kept[-1] + 1])):
                 examples.append(term)
     return list(dict.fromkeys(examples))
 

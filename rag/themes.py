@@ -249,8 +249,19 @@ def about_theme(
     """The hits (ranked candidates) a summary of `theme` includes, in their order: those about any
     of the terms it joins (`theme_parts`), or about one of the `examples` the request gives of it
     (rag/theme_examples.theme_examples; `about_example`)."""
-    kept = {h.paper.paper_id for found in about_theme_by(theme, hits, document_frequency, papers, cal, examples).values() for h in found}
+    return kept_in_order(hits, about_theme_by(theme, hits, document_frequency, papers, cal, examples))
+
+
+def kept_in_order(hits: Sequence[Hit], found: Mapping[str, Sequence[Hit]]) -> list[Hit]:
+    """The hits `about_theme_by` found, for the theme or any example, in the hits' order."""
+    kept = {h.paper.paper_id for each in found.values() for h in each}
     return [h for h in hits if h.paper.paper_id in kept]
+
+
+def examples_adding(found: Mapping[str, Sequence[Hit]]) -> list[str]:
+    """The examples of `about_theme_by` that brought in papers the theme alone did not."""
+    own = {h.paper.paper_id for h in found.get("", ())}
+    return [e for e, each in found.items() if e and any(h.paper.paper_id not in own for h in each)]
 
 
 def about_theme_by(
