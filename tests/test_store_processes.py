@@ -36,6 +36,10 @@ api.seams.close()
 """
 
 
+# Of the other process's 1,100 papers, how many a dense top-1 search by their own abstracts must find.
+MIN_FOUND_OF_1100 = 1089  # 99 %
+
+
 def papers(prefix: str, count: int) -> list[dict[str, object]]:
     # Words of its own in each abstract: the hashing fake gives each paper a distinct vector.
     return [
@@ -72,4 +76,6 @@ def test_the_app_sees_and_keeps_what_another_process_ingested(tmp_path: Path) ->
     # The app then writes as much itself (an upload, or many): the other's papers must survive it.
     assert app.ingest([write_jsonl(tmp_path / "upload.jsonl", papers("c", 1100))]).added == 1100
     app.seams.close()
-    assert other_process("search", settings.data_dir, tmp_path / "beside.jsonl") == 1100
+    # Dense top-1 through Chroma's approximate HNSW index: one miss in 1,100 has been seen (CI of
+    # 3e5dfde) where nothing was lost; the fault this guards against found 76 of 1,100.
+    assert other_process("search", settings.data_dir, tmp_path / "beside.jsonl") >= MIN_FOUND_OF_1100
