@@ -12,6 +12,7 @@ import logging
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,10 +20,11 @@ from rag.catalog import catalog_version
 from rag.config import Settings
 from rag.context import Context, Request
 from rag.conversation import next_page
-from rag.corpus import load_papers
+from rag.corpus import abstract_key, load_papers
 from rag.corpus_cache import CorpusCache
 from rag.errors import NoIndexError, PaperchatError
 from rag.filters import field_values, with_said_filters
+from rag.labels import make_label
 from rag.lexical import LexicalIndex, common_words
 from rag.records import Answer, AnswerEvent, Check, Group, IngestReport, MapPoint, Paper, Turn
 from rag.routing import Mode, parse_mode, route
@@ -184,7 +186,7 @@ class Paperchat:
         from rag.index import refuse_id_clashes, sync
 
         seams = self.seams
-        loaded = load_papers(paths, self.settings.max_abstract_chars)
+        loaded = load_papers(paths, self.settings.max_abstract_chars, label=partial(_title_for, seams, bool(self.corpus_version())))
         if not loaded.files and not loaded.papers and not prune:
             # Nothing readable: report the errors without creating or touching any index.
             papers = seams.catalog.count() if self.corpus_version() else 0
@@ -291,3 +293,11 @@ class Paperchat:
                 seams.chat.invoke("Hi", max_tokens=1)
         except Exception:  # a warm-up never stops the app; the first real use reports the problem
             log.warning("Warming up failed; the first question will say why", exc_info=True)
+
+
+def _title_for(seams: Seams, indexed: bool, abstract: str) -> str:
+    """A title for a paper that has none: the one generated when it was indexed (so a re-ingest of
+    unchanged files asks the embedding model nothing, and a title users know stays), else a new one
+    whose subject phrase the embedding model picks (rag/labels.py)."""
+    known = seams.catalog.generated_title(abstract_key(abstract)) if indexed else None
+    return known or make_label(abstract, embed=seams.vectors)

@@ -12,7 +12,7 @@ import io
 import json
 import logging
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -88,8 +88,8 @@ class _Record:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def load_papers(paths: Sequence[str | Path], max_abstract_chars: int = 20_000) -> LoadResult:
-    """Read every supported file under `paths`; de-duplicate by abstract."""
+def load_papers(paths: Sequence[str | Path], max_abstract_chars: int = 20_000, label: Callable[[str], str] = make_label) -> LoadResult:
+    """Read every supported file under `paths`; de-duplicate by abstract; `label` titles a paper without one."""
     errors: list[IngestError] = []
     records: list[_Record] = []
     files: list[str] = []
@@ -109,7 +109,7 @@ def load_papers(paths: Sequence[str | Path], max_abstract_chars: int = 20_000) -
         # in it: a broken edit to line 5 must not delete paper 5 from the index.
         if len(errors) == errors_before:
             files.append(str(path))
-    papers = merge_records(records, errors)
+    papers = merge_records(records, errors, label)
     return LoadResult(papers=tuple(papers), errors=tuple(errors), files=tuple(files))
 
 
@@ -334,7 +334,7 @@ def _check_record(item: _Record, max_chars: int) -> str | None:
     return None
 
 
-def merge_records(records: Iterable[_Record], errors: list[IngestError]) -> list[Paper]:
+def merge_records(records: Iterable[_Record], errors: list[IngestError], label: Callable[[str], str] = make_label) -> list[Paper]:
     """One paper per distinct abstract; sources unioned; a real title wins over none."""
     by_key: dict[str, Paper] = {}
     id_owner: dict[str, tuple[str, _Record]] = {}
@@ -353,16 +353,16 @@ def merge_records(records: Iterable[_Record], errors: list[IngestError]) -> list
                 )
                 continue
             id_owner[record.record_id] = (key, record)
-        paper = _to_paper(record, key)
+        paper = _to_paper(record, key, label)
         by_key[key] = merge_papers(by_key[key], paper) if key in by_key else paper
     return list(by_key.values())
 
 
-def _to_paper(record: _Record, key: str) -> Paper:
+def _to_paper(record: _Record, key: str, label: Callable[[str], str]) -> Paper:
     return Paper(
         paper_id=record.record_id or hashed_paper_id(record.abstract),
         abstract=record.abstract,
-        title=record.title or make_label(record.abstract),
+        title=record.title or label(record.abstract),
         title_is_generated=not record.title,
         sources=(record.path,),
         authors=record.authors,

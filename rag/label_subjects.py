@@ -6,10 +6,18 @@ import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
+import numpy as np
+
+from rag.tagger import Tagger
 from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, TERM_HEADS, is_coined, stem_words
 
-# The subject is a phrase the abstract repeats: said once, it is a detail.
+# Texts to unit-length embedding rows (rag/evidence.SentenceVectors in the app).
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+# Without embeddings the subject is a phrase the abstract repeats: said once, it may be a detail.
 SUBJECT_MIN_MENTIONS = 2
 SUBJECT_MIN_WORDS = 2
 SUBJECT_MAX_WORDS = 4
@@ -53,32 +61,84 @@ def is_verb(word: str, verbs: frozenset[str]) -> bool:
     return any(f in verbs or _PURPOSE_VERB.fullmatch(f) for f in forms if len(f) > 2)
 
 
-def subject_phrase(text: str, label: str) -> str:
-    """The abstract's most repeated phrase of two to four content words that the label lacks.
+# Penn Treebank tags of a subject's words: nouns, adjectives, numbers, and participles or gerunds used
+# as modifiers ("masked diffusion", "graph coloring heuristics"); a finite verb, an adverb or a
+# preposition ends a run. A subject ends on a noun.
+_SUBJECT_TAGS = frozenset("NN NNS NNP NNPS JJ JJR JJS CD VBN VBG FW HYPH".split())
+_NOUN_TAGS = frozenset("NN NNS NNP NNPS".split())
+_NOMINAL_TAGS = _NOUN_TAGS | {"JJ", "CD", "HYPH"}
 
-    RAKE's idea (phrases are the runs between stop words, scored by how often their words occur),
-    with the field's own common words as stops; hand-written because RAKE and YAKE score single
-    words and generic phrases high ("deep learning", "extensive experiments"), and YAKE's top
-    keyphrase as a whole title scored 0.082 on the titles bench.
+
+def _tags_by_token(text: str, tokens: list[tuple[int, str]], tag: Tagger) -> list[str]:
+    """The tag of each of `tokens` (offset, token): that of the tagger's word ending it, as a
+    hyphenated compound's last part is its head ("Test-Time" is a noun when "Time" is)."""
+    ends = {at + len(word): t for word, at, t in tag(text)}
+    return [ends.get(at + len(token), "") for at, token in tokens]
+
+
+class Candidate(NamedTuple):
+    """A phrase that could name a paper's subject, as the abstract writes it."""
+
+    surface: str
+    repetition: float  # how often its words occur, times the square root of the phrase's mentions
+    mentions: int
+    nominal: bool  # tagged as nouns, adjectives or numbers, ending on a noun, where it is said
+
+
+def subject_phrase(text: str, label: str, tag: Tagger | None = None, embed: Embed | None = None) -> str:
+    """The phrase of two to four content words that names the abstract's subject and that the
+    label lacks: the candidate closest to the abstract by embedding (KeyBERT's score) when `embed`
+    is given, else the most repeated. A phrase said once is a candidate only when the tagger vouches
+    that it is a noun phrase, and only for the embedding, which tells a subject from a detail.
+
+    Hand-written: RAKE and YAKE score single words and generic phrases high ("deep learning",
+    "extensive experiments"; YAKE's top keyphrase as a whole title scored 0.082 on the titles
+    bench), and KeyBERT re-reads the candidates it is given with scikit-learn's CountVectorizer,
+    which lower-cases them and splits "test-time" in two, so the phrases here would not survive it.
     """
-    tokens = _TOKEN.findall(text)
+    candidates = subject_candidates(text, label, tag)
+    if embed is None:
+        repeated = [c for c in candidates if c.mentions >= SUBJECT_MIN_MENTIONS]
+        return max(repeated, key=lambda c: (c.repetition, c.surface)).surface if repeated else ""
+    pool = [c for c in candidates if c.mentions >= SUBJECT_MIN_MENTIONS or c.nominal]
+    if not pool:
+        return ""
+    # The abstract apart from the phrases: in one batch every phrase is padded to the abstract's length.
+    document = embed([text])[0]
+    closeness = embed([c.surface for c in pool]) @ document
+    return pool[int(np.argmax(closeness))].surface
+
+
+def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list[Candidate]:
+    """The runs of content words between stop words (RAKE's idea, with the field's common words as
+    stops), two to four words long, that share no word with `label`."""
+    located = [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
+    tokens = [token for _, token in located]
+    tags = _tags_by_token(text, located, tag) if tag is not None else [""] * len(tokens)
     # A word the abstract uses as a verb ("we perform", "to generate") is no part of a subject.
     verbs = verbs_in(text)
     runs: list[list[str]] = [[]]
-    for token in tokens:
+    run_tag_lists: list[list[str]] = [[]]
+    nouns: set[str] = set()  # the words tagged as nouns somewhere in the abstract
+    for token, token_tag in zip(tokens, tags, strict=True):
         word = token.lower()
+        if token_tag in _NOUN_TAGS:
+            nouns.add(word)
         if len(token) > 1 and token[0].isalpha() and (word not in STOPWORDS or word in TERM_HEADS) and not (
-            MANNER_ADVERB.match(word) or word in verbs or word in _CITATION_WORDS
+            MANNER_ADVERB.match(word) or word in verbs or word in _CITATION_WORDS or (token_tag and token_tag not in _SUBJECT_TAGS)
         ):
             runs[-1].append(token)
+            run_tag_lists[-1].append(token_tag)
         elif runs[-1]:
             runs.append([])
+            run_tag_lists.append([])
     stems = [stem_words([w.lower() for w in run]) for run in runs]
     pairs = [(w.lower(), s) for run, run_stems in zip(runs, stems, strict=True) for w, s in zip(run, run_stems, strict=True)]
     word_counts = Counter(s for w, s in pairs if w not in COMMON_ML_WORDS)
     mentions: Counter[tuple[str, ...]] = Counter()
     surface: dict[tuple[str, ...], list[str]] = {}
-    for run, run_stems in zip(runs, stems, strict=True):
+    nominal: set[tuple[str, ...]] = set()
+    for run, run_stems, run_tags in zip(runs, stems, run_tag_lists, strict=True):
         for n in range(SUBJECT_MIN_WORDS, SUBJECT_MAX_WORDS + 1):
             for i in range(len(run) - n + 1):
                 first, last = run[i].lower(), run[i + n - 1].lower()
@@ -88,16 +148,21 @@ def subject_phrase(text: str, label: str) -> str:
                     continue
                 if PARTICIPLE.fullmatch(first) or PARTICIPLE.fullmatch(last) or _MODIFIER_SUFFIX.search(last):
                     continue
+                if tag is not None and last not in nouns:
+                    continue  # "tokens accumulate", "vector representing": a subject ends on a noun
                 key = tuple(run_stems[i : i + n])
                 mentions[key] += 1
+                if all(t in _NOMINAL_TAGS for t in run_tags[i : i + n]) and run_tags[i + n - 1] in _NOUN_TAGS:
+                    nominal.add(key)
                 surface.setdefault(key, run[i : i + n])
     have = set(stem_words(re.findall(r"[a-z0-9]+", label.lower())))
-    scored = [
-        (sum(word_counts[s] for s in key) * math.sqrt(count), key)
+    return [
+        Candidate(
+            " ".join(w if is_coined(w) else w.lower() for w in surface[key]),
+            sum(word_counts[s] for s in key) * math.sqrt(count),
+            count,
+            key in nominal,
+        )
         for key, count in mentions.items()
-        if count >= SUBJECT_MIN_MENTIONS and not have.intersection(key)
+        if not have.intersection(key)
     ]
-    if not scored:
-        return ""
-    best = max(scored)[1]
-    return " ".join(w if is_coined(w) else w.lower() for w in surface[best])

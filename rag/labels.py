@@ -11,10 +11,10 @@ method/system/benchmark ("we propose WinT3R, a feed-forward ..."), otherwise
 the gist of the contribution sentence (else the abstract's subject phrase, else
 its first sentence), kept to the noun phrase before any clause (rag.label_clauses,
 with spaCy's tagger where it is installed); then " for <subject>" when it lacks
-the phrase the abstract repeats (rag.label_subjects). Finding the name is
+the phrase closest to the abstract's meaning (rag.label_subjects). Finding the name is
 `rag.label_names`; sentences and LaTeX styles come from `rag.text`. Measured by
-bench/titles.py. Labels differ where the tagger is missing, and a paper's label is
-part of its content hash: an index built with it is re-embedded without it.
+bench/titles.py. Labels differ where the tagger or the embedding model is missing or
+another; an ingest keeps an indexed abstract's label (rag/api.py), so they do not change under it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import re
 
 from rag.label_clauses import CONTRIBUTION_VERBS, MIN_CLAUSE_CUT_WORDS, PHRASE_OPENERS, as_title, verb_clause_at
 from rag.label_names import ADVERBS, INTRO_VERB, NAMING_RE, Name, expansion_of, find_name
-from rag.label_subjects import PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, subject_phrase, verbs_in
+from rag.label_subjects import PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, Embed, subject_phrase, verbs_in
 from rag.tagger import Tagger, make_tagger
 from rag.text import key_terms, split_sentences, unwrap_latex_styles
 
@@ -315,12 +315,12 @@ def _opening_gist(sentences: list[str], max_words: int, verbs: frozenset[str], t
     return next((t for t in (as_title(c, verbs, tag) for c in cuts) if t), next((c for c in cuts if c), ""))
 
 
-def _with_subject(label: str, text: str, max_words: int, bare_name: bool) -> str:
+def _with_subject(label: str, text: str, max_words: int, bare_name: bool, tag: Tagger | None, embed: Embed | None) -> str:
     """`label` "for" the abstract's subject phrase, when it lacks one and the limits allow; a bare
     name gets it as its description ("SureLock: token positions"), so the name still heads the label."""
     if len(key_terms(label)) >= SUBJECT_BELOW_WORDS or " for " in label:
         return label  # "X for Y for Z" reads as a list, not a title
-    subject = subject_phrase(text, label)
+    subject = subject_phrase(text, label, tag, embed)
     longer = f"{label}: {subject}" if bare_name else f"{label} for {subject}"
     fits = len(longer) <= MAX_LABEL_CHARS and len(longer.split()) <= max_words
     return longer if subject and fits else label
@@ -354,8 +354,9 @@ def _capitalise(text: str) -> str:
     return text[:1].upper() + text[1:] if text[:1].isascii() else text
 
 
-def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_WORDS) -> str:
-    """Return a short, title-like display label built only from ``abstract``.
+def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_WORDS, embed: Embed | None = None) -> str:
+    """Return a short, title-like display label built only from ``abstract``; `embed` (the
+    embedding model) picks its subject phrase by meaning, else the most repeated phrase is taken.
 
     "Name: gist" when the abstract introduces a named method, system,
     benchmark or dataset; otherwise the gist of its contribution sentence.
@@ -378,11 +379,11 @@ def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_
         # The contribution, else the abstract's subject phrase, else its opening.
         label = _contribution_gist(sentences, gist_words, verbs, tag)
         if not label or _ANAPHORIC_RE.match(label):
-            label = subject_phrase(text, "") or label or _opening_gist(sentences, gist_words, verbs, tag)
+            label = subject_phrase(text, "", tag, embed) or label or _opening_gist(sentences, gist_words, verbs, tag)
         label = _capitalise(label)
     label = _bound_length(label, gist_words)
     if label:
-        label = _with_subject(label, text, max_words, bare_name=name is not None and label == name.text)
+        label = _with_subject(label, text, max_words, bare_name=name is not None and label == name.text, tag=tag, embed=embed)
     if not label:
         # Abstracts that are all math or symbols: any words beat an empty label.
         label = _bound_length(re.sub(r"[$\\{}^_]", " ", abstract), max_words) or "Untitled paper"

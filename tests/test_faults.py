@@ -29,7 +29,7 @@ from rag.api import Paperchat
 from rag.chunking import approx_token_counts
 from rag.config import Settings
 from rag.errors import DiskFullError, StoreError, disk_full
-from tests.conftest import ICLR, SEEDS
+from tests.conftest import ICLR, SEEDS, label_embeds
 from tests.fakes import HashingEmbeddings
 
 # The runs read ICLR records and start real processes (the bundled model, `chroma run`) or mount a tmpfs.
@@ -91,8 +91,10 @@ def test_a_full_disk_stops_an_ingest_saying_so_and_keeps_every_paper(tmp_path: P
 
 
 def test_a_write_failing_with_enospc_is_said_as_a_full_disk(settings: Settings) -> None:
-    # Without root (no tmpfs): the OS error a full disk gives, raised while a batch is written.
-    api = Paperchat(settings, **fake_seams(HashingEmbeddings(fail_after=20, failure=OSError(errno.ENOSPC, "No space left on device"))))
+    # Without root (no tmpfs): the OS error a full disk gives, raised while a batch is written, after
+    # the seeds' generated titles asked the model for their subject phrases.
+    failing = HashingEmbeddings(fail_after=label_embeds([SEEDS]) + 20, failure=OSError(errno.ENOSPC, "No space left on device"))
+    api = Paperchat(settings, **fake_seams(failing))
     with pytest.raises(DiskFullError, match=r"is full .*No space left on device.*Nothing indexed is lost: free some space, then run `paperchat ingest` again"):
         api.ingest([SEEDS])
     kept = api.papers()

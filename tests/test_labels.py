@@ -300,3 +300,77 @@ def test_without_the_tagger_labels_come_from_the_word_rules(monkeypatch: pytest.
     with_tagger = make_label(abstract)
     monkeypatch.setattr(rag.labels, "make_tagger", lambda: None)
     assert make_label(abstract) == with_tagger == "FooNet: video framework for harm perception"
+
+
+class _PointsAt:
+    """A fake embedding model under which the abstract (the one text longer than `SHORT` characters)
+    and `phrase` share a direction, and every other text is orthogonal to both."""
+
+    SHORT = 60
+
+    def __init__(self, phrase: str) -> None:
+        self.phrase, self.seen = phrase, []
+
+    def __call__(self, texts):
+        import numpy as np
+
+        self.seen.extend(texts)
+        return np.asarray([[1.0, 0.0] if t == self.phrase or len(t) > self.SHORT else [0.0, 1.0] for t in texts])
+
+
+_SUBJECTS = (
+    "We propose QuillNet, a lightweight parser. QuillNet reads handwritten receipts, and handwritten "
+    "receipts are common. It targets low-power mobile devices, recognising ink strokes quickly."
+)
+
+
+def test_the_embedding_picks_the_subject_among_phrases_said_once() -> None:
+    from rag.label_subjects import subject_phrase
+
+    # Without the model: the repeated phrase. With it: the phrase closest to the abstract, even said once.
+    assert make_label(_SUBJECTS) == "QuillNet: lightweight parser for handwritten receipts"
+    embed = _PointsAt("low-power mobile devices")
+    assert make_label(_SUBJECTS, embed=embed) == "QuillNet: lightweight parser for low-power mobile devices"
+    assert "handwritten receipts" in embed.seen  # a repeated phrase competes too
+    # A phrase said once stands only as the tagger reads it as a noun phrase: "recognising ink
+    # strokes" opens with a verb, "ink strokes quickly" ends on an adverb.
+    asked = _PointsAt("none of them")
+    assert subject_phrase(_SUBJECTS, "QuillNet: lightweight parser", make_tagger(), asked)
+    assert "ink strokes" in asked.seen
+    assert not [p for p in asked.seen[1:] if "recognising" in p or "quickly" in p]  # [0]: the abstract
+
+
+def test_titled_papers_never_load_the_embedding_model(tmp_path) -> None:
+    from functools import partial
+
+    from rag.corpus import load_papers
+
+    def no_model(texts):
+        raise AssertionError("the model was asked for a paper that has a title")
+
+    titled = tmp_path / "titled.jsonl"
+    titled.write_text('{"id": "p1", "title": "Quill", "abstract": "' + _SUBJECTS + '"}\n', encoding="utf-8")
+    assert load_papers([titled], label=partial(make_label, embed=no_model)).papers[0].title == "Quill"
+    untitled = tmp_path / "seeds.txt"
+    untitled.write_text("ICLR 2026 Papers\n\n" + _SUBJECTS + "\n", encoding="utf-8")
+    embed = _PointsAt("low-power mobile devices")
+    title = load_papers([untitled], label=partial(make_label, embed=embed)).papers[0].title
+    assert title == "QuillNet: lightweight parser for low-power mobile devices"
+
+
+def test_an_indexed_abstract_keeps_its_generated_title(api, fake_embeddings, tmp_path, monkeypatch) -> None:
+    import rag.api
+    from tests.conftest import SEEDS
+
+    api.ingest([SEEDS])
+    titles = {p.paper_id: p.title for p in api.papers()}
+    # Labelling rules that would now give another title, and the model, are not asked again.
+    monkeypatch.setattr(rag.api, "make_label", lambda abstract, **_: "Another title")
+    before = fake_embeddings.embedded
+    assert api.ingest([SEEDS]).embedded == 0 and fake_embeddings.embedded == before
+    assert {p.paper_id: p.title for p in api.papers()} == titles
+    # A new abstract is titled afresh.
+    new = tmp_path / "more.txt"
+    new.write_text("ICLR 2026 Papers\n\n" + _SUBJECTS + "\n", encoding="utf-8")
+    api.ingest([new])
+    assert "Another title" in {p.title for p in api.papers()}
