@@ -76,6 +76,11 @@ def _tags_by_token(text: str, tokens: list[tuple[int, str]], tag: Tagger) -> lis
     return [ends.get(at + len(token), "") for at, token in tokens]
 
 
+def _word_stems(text: str) -> set[str]:
+    """Stems of a text's words, a hyphenated word in its parts: "GUI-Shift" shares "shift" with "Shift"."""
+    return set(stem_words(re.findall(r"[a-z0-9]+", text.lower())))
+
+
 class Candidate(NamedTuple):
     """A phrase that could name a paper's subject, as the abstract writes it."""
 
@@ -155,7 +160,8 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
                 if all(t in _NOMINAL_TAGS for t in run_tags[i : i + n]) and run_tags[i + n - 1] in _NOUN_TAGS:
                     nominal.add(key)
                 surface.setdefault(key, run[i : i + n])
-    have = set(stem_words(re.findall(r"[a-z0-9]+", label.lower())))
+
+    have = _word_stems(label)
     return [
         Candidate(
             " ".join(w if is_coined(w) else w.lower() for w in surface[key]),
@@ -164,5 +170,5 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
             key in nominal,
         )
         for key, count in mentions.items()
-        if not have.intersection(key)
+        if not have & _word_stems(" ".join(surface[key]))
     ]

@@ -374,3 +374,13 @@ def test_an_indexed_abstract_keeps_its_generated_title(api, fake_embeddings, tmp
     new.write_text("ICLR 2026 Papers\n\n" + _SUBJECTS + "\n", encoding="utf-8")
     api.ingest([new])
     assert "Another title" in {p.title for p in api.papers()}
+
+
+def test_the_subject_shares_no_word_with_the_label_even_inside_a_hyphenated_one() -> None:
+    from rag.label_subjects import subject_candidates
+
+    abstract = "We propose GUI-Shift, a framework. GUI-Shift generalizes across mobile screens, and layout shift detection on mobile screens is hard."
+    unlabelled = [c.surface for c in subject_candidates(abstract, "", make_tagger())]
+    assert {"GUI-Shift generalizes", "layout shift detection", "mobile screens"} <= set(unlabelled)
+    surfaces = [c.surface for c in subject_candidates(abstract, "GUI-Shift: framework", make_tagger())]
+    assert "mobile screens" in surfaces and not [s for s in surfaces if "shift" in s.lower()]
