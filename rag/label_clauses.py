@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from rag.label_subjects import is_verb
-from rag.tagger import Tagger
+from rag.tagger import Tagged, Tagger
 from rag.text import COMMON_ML_WORDS, MANNER_ADVERB
 
 # Words a gist keeps before a clause: "multi-agent system", not "system".
@@ -26,6 +26,10 @@ CONTRIBUTION_VERBS = frozenset("propose introduce present show demonstrate highl
 # Pointing back mid-gist ("approach to this problem", "between this notion of creativity and ..."):
 # the phrase needs the sentence before it.
 _POINTS_BACK_RE = re.compile(r"\b(?:this|these|those|such)\s+[a-z]", re.IGNORECASE)
+# Gerunds that announce a contribution rather than name it ("Introducing a novel approach ...").
+_ANNOUNCING = frozenset("introducing proposing presenting showing demonstrating".split())
+# The authors' own words ("built on our theoretical discovery"): a title never speaks as its authors.
+_AUTHORS_RE = re.compile(r"\b(?:we|our|us)\b")
 # Adverbs that open a purpose clause as "-ly" ones do: "to better understand".
 _DEGREE_ADVERBS = frozenset({"better", "further", "more"})
 # Verbs of the field's common words that still open a clause after "to" ("to propose a suite").
@@ -57,7 +61,10 @@ def reads_as_clause(gist: str, verbs: frozenset[str]) -> bool:
     # A participle or gerund opens titles ("Learned softmax attention ...", "Transferring the optimal
     # learning rate ..."); a verb's base or -s form does not.
     finite = not first.endswith(("ed", "ing")) and is_verb(first, verbs)
-    return first in {"to", "we", "it", "they"} or bool(MANNER_ADVERB.match(first)) or finite or bool(_POINTS_BACK_RE.search(gist))
+    # "Introducing a novel approach ..." announces; "with surprising evidence ..." hangs off a clause;
+    # "built on our theoretical discovery": a title never speaks as its authors.
+    opens_clause = first in {"to", "we", "it", "they", "with"} or first in _ANNOUNCING or bool(MANNER_ADVERB.match(first))
+    return opens_clause or finite or bool(_AUTHORS_RE.search(gist)) or bool(_POINTS_BACK_RE.search(gist))
 
 
 # Penn Treebank tags. A title never opens with a verb's base or finite form, an adverb, "to", a
@@ -73,6 +80,11 @@ _NOUNS = frozenset("NN NNS NNP NNPS".split())
 _LEAD = "The "
 # Subordinators tagged IN that open a clause, not a phrase.
 _SUBORDINATORS = frozenset("that whether if because although though while since once unless".split())
+
+
+def _by_doing(tokens: Tagged, i: int) -> bool:
+    """Whether a clause of means opens at token `i`: "by" and a gerund ("by applying ...")."""
+    return tokens[i][0].lower() == "by" and i + 1 < len(tokens) and tokens[i + 1][2] == "VBG"
 
 
 def title_phrase(gist: str, tag: Tagger | None) -> str | None:
@@ -93,7 +105,7 @@ def title_phrase(gist: str, tag: Tagger | None) -> str | None:
     if not tokens:
         return ""
     first_word, _, first_tag = tokens[0]
-    if first_tag in _NO_OPENING or first_word.lower() in _SUBORDINATORS:
+    if first_tag in _NO_OPENING or first_word.lower() in _SUBORDINATORS or _by_doing(tokens, 0):
         return ""
     end = len(tokens)
     for i in range(1, len(tokens)):
@@ -102,6 +114,7 @@ def title_phrase(gist: str, tag: Tagger | None) -> str | None:
         if (
             t in _CLAUSE_TAGS
             or word.lower() in _SUBORDINATORS
+            or _by_doing(tokens, i)  # "... generation by applying flow matching": the means is a clause
             or (t == "TO" and after.startswith("VB") and not (i == 1 and first_word.lower().endswith("ing")))  # "Learning to rank"
             # "framework achieving unprecedented gains", not "graph coloring heuristics"
             or (t == "VBG" and tokens[i - 1][2] in _NOUNS and after in {"JJ", "DT", "PRP$"})

@@ -162,6 +162,9 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
                 surface.setdefault(key, run[i : i + n])
 
     have = _word_stems(label)
+    # A phrase said only as the start of a longer one is no phrase of its own: "multivariate hawkes"
+    # of "multivariate hawkes processes", "sequential decision" of "sequential decision making".
+    cut = {key[:n] for key, count in mentions.items() for n in range(SUBJECT_MIN_WORDS, len(key)) if mentions[key[:n]] == count}
     return [
         Candidate(
             " ".join(w if is_coined(w) else w.lower() for w in surface[key]),
@@ -170,5 +173,5 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
             key in nominal,
         )
         for key, count in mentions.items()
-        if not have & _word_stems(" ".join(surface[key]))
+        if key not in cut and not have & _word_stems(" ".join(surface[key]))
     ]

@@ -52,7 +52,7 @@ SUBJECT_BELOW_WORDS = 8
 # carry meaning in titles ("unified", "efficient", "robust") are kept.
 LEADING_FILLER = frozenset(
     {
-        "a", "an", "the", "our", "novel", "new", "simple", "yet", "and",
+        "a", "an", "the", "our", "novel", "new", "simple", "yet", "but", "and",
         "effective", "powerful", "general", "generic", "first", "very",
         "highly", "innovative", "straightforward", "elegant", "versatile",
     }
@@ -168,6 +168,7 @@ def _unwrap_math(match: re.Match[str]) -> str:
 def _clean(text: str) -> str:
     """Remove LaTeX, Markdown and URLs so only readable words remain."""
     text = re.sub(r"https?://\S+", "", text)
+    text = re.sub(r"``|''", '"', text)  # LaTeX's quotation marks: ``Task Tokens
     # Words hyphenated across lines ("Agent-\nbenchmark", or "Agent- benchmark"
     # once whitespace is normalised), but not "pre- and post-training".
     text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)|(?<=[A-Za-z])- (?!(?:and|or|to|vs)\b)(?=[a-z])", "-", text)
@@ -270,11 +271,10 @@ def _description_candidates(name: Name, sentences: list[str]) -> list[str]:
         if noun_phrase:
             candidates.append(noun_phrase.group(1))
     candidates.extend(m.group(1) for m in map(appositive.search, sentences) if m)
-    rest = re.sub(r"^\s*(?:\([^()]*\))?[\s,:—]*(?:that|which|to|for)?\s*", "", name.sentence[name.end :])
-    candidates.append(rest)
-    # Last resort, "X combines a ... setting": what the name does, as its subject.
-    subject = re.compile(r"^(?:The\s+|Our\s+)?" + re.escape(name.text) + r"\s+(?!is\b|was\b)([a-z].*)")
-    candidates.extend(m.group(1) for m in map(subject.match, sentences) if m)
+    rest = re.match(r"^\s*(?:\([^()]*\))?[\s,:—]*(?:(that|which|to)|for)?\s*(.*)", name.sentence[name.end :], re.DOTALL)
+    # "X, which couples ...", "X to align ...": a verb's clause about the name, no description of it.
+    if rest and not rest.group(1):
+        candidates.append(rest.group(2))
     return candidates
 
 
@@ -332,7 +332,10 @@ def _with_subject(label: str, text: str, max_words: int, bare_name: bool, tag: T
 
 
 def _balance_brackets(label: str) -> str:
-    """A cut can leave half a parenthesis; drop brackets unless they pair up."""
+    """A cut can leave half a parenthesis or quotation ('Attack "Daze'); drop brackets unless they
+    pair up, and double quotes unless they pair up."""
+    if label.count('"') % 2:
+        label = label.replace('"', "")
     if label.count("(") == label.count(")") and label.count("[") == label.count("]"):
         return label
     return re.sub(r"\s*[()\[\]]\s*", " ", label)
@@ -341,7 +344,8 @@ def _balance_brackets(label: str) -> str:
 def _bound_length(label: str, max_words: int) -> str:
     """Enforce the word and character limits without cutting mid-word."""
     label = _balance_brackets(label.replace("$", "").replace("\\", ""))
-    label = re.sub(r"\s+", " ", label).strip(" " + _QUOTES)
+    # A name's math dropped leaves its hyphen ("$SE(3)$-equivariant policy" → "-equivariant policy").
+    label = re.sub(r"\s+", " ", label).strip(" -" + _QUOTES)
     words = label.split(" ")[: max(max_words, 1)]
     words = _trim_trailing(words) or words  # bracket removal may expose a stop word
     while len(words) > 1 and len(" ".join(words)) > MAX_LABEL_CHARS:

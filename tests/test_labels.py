@@ -384,3 +384,35 @@ def test_the_subject_shares_no_word_with_the_label_even_inside_a_hyphenated_one(
     assert {"GUI-Shift generalizes", "layout shift detection", "mobile screens"} <= set(unlabelled)
     surfaces = [c.surface for c in subject_candidates(abstract, "GUI-Shift: framework", make_tagger())]
     assert "mobile screens" in surfaces and not [s for s in surfaces if "shift" in s.lower()]
+
+
+def test_a_clause_about_the_name_or_its_authors_is_no_title() -> None:
+    # "X, which couples ...": the relative clause's verb would open the description.
+    relative = "Contact is hard to simulate. We propose DiffMJX, which couples adaptive time integration with penalty-based contact models."
+    assert not make_label(relative).startswith("DiffMJX: couples")
+    # An announcement, a clause hanging off "with", the authors' own "our": no title opens or speaks so.
+    assert as_title("Introducing a novel approach for control policy discovery", frozenset(), make_tagger()) == ""
+    assert as_title("with surprising evidence for user models", frozenset(), make_tagger()) == ""
+    assert as_title("built on our theoretical discovery", frozenset(), make_tagger()) == ""
+    # "by" and a gerund is the means, a clause: the phrase stops before it, and cannot open with it.
+    assert as_title("Field of sequence generation by applying flow matching", frozenset(), make_tagger()) == "Field of sequence generation"
+    assert as_title("By analyzing the effect of guidance", frozenset(), make_tagger()) == ""
+
+
+def test_a_subject_is_never_the_start_of_a_longer_phrase() -> None:
+    from rag.label_subjects import subject_candidates
+
+    abstract = "We study multivariate hawkes processes. Estimating multivariate hawkes processes is hard, and kernels matter."
+    surfaces = {c.surface for c in subject_candidates(abstract, "", make_tagger())}
+    assert "multivariate hawkes processes" in surfaces and "multivariate hawkes" not in surfaces
+
+
+def test_stray_quotes_and_a_hyphen_left_by_dropped_math_are_cleaned() -> None:
+    quoted = "We propose ``Task Tokens'', a lightweight adapter for behaviour foundation models. Task Tokens are cheap."
+    assert "''" not in make_label(quoted) and "``" not in make_label(quoted)
+    half = 'We propose the Attack "Daze, a backdoor for agents. Backdoor agents matter, and backdoor agents are many.'
+    assert make_label(half).count('"') % 2 == 0
+    math = "$SE(3)$-equivariant policy learning for robot manipulation is studied here, for robot manipulation matters."
+    assert not make_label(math).startswith("-")
+    # "a simple but effective approach": "but" is filler too.
+    assert make_label("We propose KeepLoRA, a simple but effective approach for continual learning.") == "KeepLoRA: approach for continual learning"
