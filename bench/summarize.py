@@ -31,7 +31,9 @@ that day's first changes; bench/themes_multiword5.jsonl, 20 more written blind l
 "heldout5"), its questions unseen until its first run; bench/themes_multiword6.jsonl, 20 more
 written the same way after the rules heldout5 showed (part "heldout6"); bench/themes_multiword7.jsonl,
 20 more written blind on 2026-12-02 (third session) after examples joined the theme (part "heldout7");
-bench/themes_multiword8.jsonl, 20 more written blind after heldout7 showed what examples cost (part "heldout8").
+bench/themes_multiword8.jsonl, 20 more written blind after heldout7 showed what examples cost (part "heldout8");
+bench/themes_multiword9.jsonl, 20 more written blind on 2026-12-02 (fourth session) to measure the shipped
+theme rules once more, as no rule was made from heldout8 (part "heldout9").
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def main() -> None:
         by_split(args, ("zh_dev.jsonl", "zh_themes_heldout2.jsonl"), "总结一下关于知识蒸馏的论文")
         return
     if args.set == "multiword":
-        files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5", "6", "7", "8"))
+        files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5", "6", "7", "8", "9"))
         by_split(args, files, "Summarise the papers on knowledge distillation.")
         return
     if args.overview_url:
