@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rag.config import Settings  # noqa: E402
+from rag.evidence import SentenceVectors  # noqa: E402
 from rag.label_subjects import Embed  # noqa: E402
 from rag.labels import MAX_LABEL_CHARS, TRAILING_STOP, make_label  # noqa: E402
 from rag.seams import Seams  # noqa: E402
@@ -88,19 +89,19 @@ def main() -> None:
     parser.add_argument("--parts", nargs="+", default=PARTS, choices=PARTS, help="while tuning: dev seeds")
     parser.add_argument("--no-embed", action="store_true", help="without the embedding model (the most repeated subject phrase)")
     args = parser.parse_args()
-    # The app's embedding model, as an ingest passes it (rag/api.py); no cache between papers, as
-    # each abstract's phrases are its own.
-    embed = None if args.no_embed else Seams(Settings()).vectors
+    # The app's embedding model, as an ingest passes it (rag/api.py), with a cache of its own per part
+    # as an ingest's process has one (a phrase two papers share is embedded once).
+    embeddings = None if args.no_embed else Seams(Settings()).embeddings
     parts = split([json.loads(line) for line in PAPERS.open(encoding="utf-8")])
     if args.sample_heldout:
-        labels, _ = run(parts[args.sample_part][: args.sample_heldout], embed)
+        labels, _ = run(parts[args.sample_part][: args.sample_heldout], SentenceVectors(embeddings) if embeddings else None)
         print("\n".join(labels))
         return
     print("| part | papers | words | ms / abstract | proxy: cut-off |")
     print("|---|---:|---:|---:|---:|")
     for name in args.parts:
         part = parts[name]
-        labels, ms = run(part, embed)
+        labels, ms = run(part, SentenceVectors(embeddings) if embeddings else None)
         share = statistics.mean(word_share(p["title"], label) for p, label in zip(part, labels, strict=True))
         cut = sum(map(looks_cut, labels)) / len(labels)
         print(f"| {name} | {len(part)} | {share:.3f} | {ms:.2f} | {cut:.3f} |")

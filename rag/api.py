@@ -185,23 +185,23 @@ class Paperchat:
         (IdClashError) rather than rewrite that paper."""
         from rag.index import refuse_id_clashes, sync
 
-        seams = self.seams
-        loaded = load_papers(paths, self.settings.max_abstract_chars, label=partial(_title_for, seams, bool(self.corpus_version())))
+        seams, indexed = self.seams, bool(self.corpus_version())
+        loaded = load_papers(paths, self.settings.max_abstract_chars, label=None)
         if not loaded.files and not loaded.papers and not prune:
             # Nothing readable: report the errors without creating or touching any index.
-            papers = seams.catalog.count() if self.corpus_version() else 0
+            papers = seams.catalog.count() if indexed else 0
             return IngestReport(papers=papers, chunks=seams.catalog.chunk_count() if papers else 0, errors=loaded.errors)
         with seams.writing():
             if add_only:
                 refuse_id_clashes(loaded, seams.catalog.entries())
             self.cache.clear()
-            batch = self.settings.ingest_batch_chunks
-            channel = seams.multilingual_store(create=True)
+            store, channel = seams.store(create=True), seams.multilingual_store(create=True)
             if channel is None:
                 seams.drop_multilingual_store()
+            loaded = loaded.titled(partial(_title_for, seams, indexed))  # after the stores answer; a full disk said as one
             return sync(
-                loaded, seams.store(create=True), seams.catalog, seams.lexical, seams.plan,
-                more_stores=[channel] if channel else [], batch_chunks=batch, prune=prune, progress=progress,
+                loaded, store, seams.catalog, seams.lexical, seams.plan, more_stores=[channel] if channel else [],
+                batch_chunks=self.settings.ingest_batch_chunks, prune=prune, progress=progress,
             )
 
     def ask_events(
@@ -295,9 +295,12 @@ class Paperchat:
             log.warning("Warming up failed; the first question will say why", exc_info=True)
 
 
-def _title_for(seams: Seams, indexed: bool, abstract: str) -> str:
+def _title_for(seams: Seams, corpus_exists: bool, abstract: str) -> str:
     """A title for a paper that has none: the one generated when it was indexed (so a re-ingest of
-    unchanged files asks the embedding model nothing, and a title users know stays), else a new one
-    whose subject phrase the embedding model picks (rag/labels.py)."""
-    known = seams.catalog.generated_title(abstract_key(abstract)) if indexed else None
-    return known or make_label(abstract, embed=seams.vectors)
+    unchanged files asks the embedding model nothing, and a title users know stays); when the index
+    holds it under a real title, which the copy read merges with (rag/index.py), one without the
+    model; else a new one whose subject phrase the embedding model picks (rag/labels.py)."""
+    indexed = seams.catalog.indexed_paper(abstract_key(abstract)) if corpus_exists else None
+    if indexed is not None:
+        return indexed.title if indexed.title_is_generated else make_label(abstract)
+    return make_label(abstract, embed=seams.vectors)

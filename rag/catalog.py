@@ -121,11 +121,11 @@ class Catalog:
             rows = self._db.execute("SELECT record FROM papers ORDER BY rowid").fetchall()
         return [paper_from_json(r) for (r,) in rows]
 
-    def generated_title(self, abstract_key: str) -> str | None:
-        """The title generated for the indexed paper with this abstract, if it has one."""
+    def indexed_paper(self, abstract_key: str) -> Paper | None:
+        """The indexed paper with this abstract (one with a real title first), if there is one."""
         with _intact(self.path):
             rows = self._db.execute("SELECT record FROM papers WHERE abstract_key = ?", (abstract_key,)).fetchall()
-        return next((p.title for p in map(paper_from_json, (r for (r,) in rows)) if p.title_is_generated), None)
+        return min(map(paper_from_json, (r for (r,) in rows)), key=lambda p: p.title_is_generated, default=None)
 
     def count(self) -> int:
         with _intact(self.path):

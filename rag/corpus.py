@@ -34,9 +34,7 @@ URL_KEYS = ("url", "link", "pdf_url", "paper_url", "html_url")
 KEYWORD_KEYS = ("keywords", "keyword", "tags", "manual_tags")
 VENUE_KEYS = ("venue", "conference", "journal", "publication_title")
 YEAR_KEYS = ("year", "publication_year", "pub_year")
-KNOWN_KEYS = frozenset(
-    ABSTRACT_KEYS + ID_KEYS + TITLE_KEYS + AUTHOR_KEYS + URL_KEYS + KEYWORD_KEYS + VENUE_KEYS + YEAR_KEYS
-)
+KNOWN_KEYS = frozenset(ABSTRACT_KEYS + ID_KEYS + TITLE_KEYS + AUTHOR_KEYS + URL_KEYS + KEYWORD_KEYS + VENUE_KEYS + YEAR_KEYS)
 
 # A real abstract is ~1,400 characters; under 40 it is a stray line, not a paper.
 MIN_ABSTRACT_CHARS = 40
@@ -88,8 +86,9 @@ class _Record:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def load_papers(paths: Sequence[str | Path], max_abstract_chars: int = 20_000, label: Callable[[str], str] = make_label) -> LoadResult:
-    """Read every supported file under `paths`; de-duplicate by abstract; `label` titles a paper without one."""
+def load_papers(paths: Sequence[str | Path], max_abstract_chars: int = 20_000, label: Callable[[str], str] | None = make_label) -> LoadResult:
+    """Read every supported file under `paths`; de-duplicate by abstract; `label` titles a paper no
+    copy of which has a title (None: left empty, for `LoadResult.titled` once the ingest has its stores)."""
     errors: list[IngestError] = []
     records: list[_Record] = []
     files: list[str] = []
@@ -109,8 +108,8 @@ def load_papers(paths: Sequence[str | Path], max_abstract_chars: int = 20_000, l
         # in it: a broken edit to line 5 must not delete paper 5 from the index.
         if len(errors) == errors_before:
             files.append(str(path))
-    papers = merge_records(records, errors, label)
-    return LoadResult(papers=tuple(papers), errors=tuple(errors), files=tuple(files))
+    loaded = LoadResult(papers=tuple(merge_records(records, errors)), errors=tuple(errors), files=tuple(files))
+    return loaded.titled(label) if label else loaded
 
 
 def _expand(paths: Sequence[str | Path], errors: list[IngestError]) -> Iterator[Path]:
@@ -334,7 +333,7 @@ def _check_record(item: _Record, max_chars: int) -> str | None:
     return None
 
 
-def merge_records(records: Iterable[_Record], errors: list[IngestError], label: Callable[[str], str] = make_label) -> list[Paper]:
+def merge_records(records: Iterable[_Record], errors: list[IngestError]) -> list[Paper]:
     """One paper per distinct abstract; sources unioned; a real title wins over none."""
     by_key: dict[str, Paper] = {}
     id_owner: dict[str, tuple[str, _Record]] = {}
@@ -353,16 +352,16 @@ def merge_records(records: Iterable[_Record], errors: list[IngestError], label: 
                 )
                 continue
             id_owner[record.record_id] = (key, record)
-        paper = _to_paper(record, key, label)
+        paper = _to_paper(record, key)
         by_key[key] = merge_papers(by_key[key], paper) if key in by_key else paper
     return list(by_key.values())
 
 
-def _to_paper(record: _Record, key: str, label: Callable[[str], str]) -> Paper:
+def _to_paper(record: _Record, key: str) -> Paper:
     return Paper(
         paper_id=record.record_id or hashed_paper_id(record.abstract),
         abstract=record.abstract,
-        title=record.title or label(record.abstract),
+        title=record.title,  # a paper no copy of which has a title gets one after merging (LoadResult.titled)
         title_is_generated=not record.title,
         sources=(record.path,),
         authors=record.authors,

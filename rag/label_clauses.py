@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from rag.label_subjects import is_verb
-from rag.tagger import Tagged, Tagger
+from rag.tagger import NOUN_TAGS, Tagged, Tagger
 from rag.text import COMMON_ML_WORDS, MANNER_ADVERB
 
 # Words a gist keeps before a clause: "multi-agent system", not "system".
@@ -75,8 +75,7 @@ _NO_OPENING = frozenset("VB VBZ VBP VBD MD RB RBR RBS TO PRP PRP$ WDT WP WRB EX"
 _CLAUSE_TAGS = frozenset("VBZ VBP VBD MD WDT WP".split())
 # What a title ends with: a noun, a number, a closing bracket (and a gerund after a noun or an
 # adjective: "question answering", "efficient protein folding").
-_ENDINGS = frozenset("NN NNS NNP NNPS CD -RRB- FW".split())
-_NOUNS = frozenset("NN NNS NNP NNPS".split())
+_ENDINGS = NOUN_TAGS | {"CD", "-RRB-", "FW"}
 _LEAD = "The "
 # Subordinators tagged IN that open a clause, not a phrase.
 _SUBORDINATORS = frozenset("that whether if because although though while since once unless".split())
@@ -117,13 +116,13 @@ def title_phrase(gist: str, tag: Tagger | None) -> str | None:
             or _by_doing(tokens, i)  # "... generation by applying flow matching": the means is a clause
             or (t == "TO" and after.startswith("VB") and not (i == 1 and first_word.lower().endswith("ing")))  # "Learning to rank"
             # "framework achieving unprecedented gains", not "graph coloring heuristics"
-            or (t == "VBG" and tokens[i - 1][2] in _NOUNS and after in {"JJ", "DT", "PRP$"})
+            or (t == "VBG" and tokens[i - 1][2] in NOUN_TAGS and after in {"JJ", "DT", "PRP$"})
         ):
             end = i
             break
-    while end and tokens[end - 1][2] not in _ENDINGS and not (tokens[end - 1][2] == "VBG" and end > 1 and tokens[end - 2][2] in _NOUNS | {"JJ"}):
+    while end and tokens[end - 1][2] not in _ENDINGS and not (tokens[end - 1][2] == "VBG" and end > 1 and tokens[end - 2][2] in NOUN_TAGS | {"JJ"}):
         end -= 1
-    if not any(t in _NOUNS for _, _, t in tokens[:end]):
+    if not any(t in NOUN_TAGS for _, _, t in tokens[:end]):
         return ""
     last_word, at, _ = tokens[end - 1]
     return gist[: at + len(last_word)].strip()

@@ -1,4 +1,5 @@
-"""A title's subject: the phrase of content words an abstract repeats ("masked diffusion decoding")."""
+"""A title's subject: the abstract's noun phrase closest to it by the embedding model, else the one it
+repeats ("masked diffusion decoding")."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rag.tagger import Tagger
-from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, TERM_HEADS, is_coined, stem_words
+from rag.tagger import NOUN_TAGS, Tagger
+from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, TERM_HEADS, is_coined, language_of, stem_words
 
 # Texts to unit-length embedding rows (rag/evidence.SentenceVectors in the app).
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -42,7 +43,8 @@ _CITATION_WORDS = frozenset({"et", "al"})
 _MODIFIER_SUFFIX = re.compile(r"-(?:based|wise|aware|free|guided|driven|like|style|level|specific)$")
 
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|\S")
+# A word of letters in any alphabet ("Schrödinger", not "dinger"), else one character.
+_TOKEN = re.compile(r"[^\W\d_][\w\-]*[^\W_]|\S")
 
 
 def verbs_in(text: str) -> frozenset[str]:
@@ -65,8 +67,7 @@ def is_verb(word: str, verbs: frozenset[str]) -> bool:
 # as modifiers ("masked diffusion", "graph coloring heuristics"); a finite verb, an adverb or a
 # preposition ends a run. A subject ends on a noun.
 _SUBJECT_TAGS = frozenset("NN NNS NNP NNPS JJ JJR JJS CD VBN VBG FW HYPH".split())
-_NOUN_TAGS = frozenset("NN NNS NNP NNPS".split())
-_NOMINAL_TAGS = _NOUN_TAGS | {"JJ", "CD", "HYPH"}
+_NOMINAL_TAGS = NOUN_TAGS | {"JJ", "CD", "HYPH"}
 
 
 def _tags_by_token(text: str, tokens: list[tuple[int, str]], tag: Tagger) -> list[str]:
@@ -102,7 +103,8 @@ def subject_phrase(text: str, label: str, tag: Tagger | None = None, embed: Embe
     which lower-cases them and splits "test-time" in two, so the phrases here would not survive it.
     """
     candidates = subject_candidates(text, label, tag)
-    if embed is None:
+    # The tagger reads English: a Spanish phrase said once is no noun phrase it can vouch for.
+    if embed is None or language_of(text) != "en":
         repeated = [c for c in candidates if c.mentions >= SUBJECT_MIN_MENTIONS]
         return max(repeated, key=lambda c: (c.repetition, c.surface)).surface if repeated else ""
     pool = [c for c in candidates if c.mentions >= SUBJECT_MIN_MENTIONS or c.nominal]
@@ -127,7 +129,7 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
     nouns: set[str] = set()  # the words tagged as nouns somewhere in the abstract
     for token, token_tag in zip(tokens, tags, strict=True):
         word = token.lower()
-        if token_tag in _NOUN_TAGS:
+        if token_tag in NOUN_TAGS:
             nouns.add(word)
         if len(token) > 1 and token[0].isalpha() and (word not in STOPWORDS or word in TERM_HEADS) and not (
             MANNER_ADVERB.match(word) or word in verbs or word in _CITATION_WORDS or (token_tag and token_tag not in _SUBJECT_TAGS)
@@ -157,14 +159,18 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
                     continue  # "tokens accumulate", "vector representing": a subject ends on a noun
                 key = tuple(run_stems[i : i + n])
                 mentions[key] += 1
-                if all(t in _NOMINAL_TAGS for t in run_tags[i : i + n]) and run_tags[i + n - 1] in _NOUN_TAGS:
+                if all(t in _NOMINAL_TAGS for t in run_tags[i : i + n]) and run_tags[i + n - 1] in NOUN_TAGS:
                     nominal.add(key)
                 surface.setdefault(key, run[i : i + n])
 
     have = _word_stems(label)
     # A phrase said only as the start of a longer one is no phrase of its own: "multivariate hawkes"
     # of "multivariate hawkes processes", "sequential decision" of "sequential decision making".
-    cut = {key[:n] for key, count in mentions.items() for n in range(SUBJECT_MIN_WORDS, len(key)) if mentions[key[:n]] == count}
+    extended: Counter[tuple[str, ...]] = Counter()
+    for key, count in mentions.items():
+        if len(key) > SUBJECT_MIN_WORDS and key in nominal:  # a noun phrase as the tagger reads it, not "... matters"
+            extended[key[:-1]] += count  # its mentions that a longer phrase goes on from
+    cut = {key for key, count in mentions.items() if extended[key] >= count}
     return [
         Candidate(
             " ".join(w if is_coined(w) else w.lower() for w in surface[key]),

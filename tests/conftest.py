@@ -33,19 +33,19 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 ICLR = SHARED_DATA / "iclr2026" / "papers.jsonl"
 
 
-def label_embeds(paths: list[Path], indexed: frozenset[str] = frozenset()) -> int:
-    """How many texts an ingest of `paths` sends the embedding model to title its papers that have
-    none (their subject phrases, rag/labels.py), before it embeds any chunk; `indexed`: the ids of
-    papers already in the index, whose titles it keeps. A fake model that is to fail after N chunks
-    fails after this many texts more."""
+def titling_texts(paths: list[Path], indexed: frozenset[str] = frozenset()) -> int:
+    """How many texts an ingest of `paths` sends the embedding model to title its papers that no
+    copy gives a title (their subject phrases, rag/labels.py), before it embeds any chunk;
+    `indexed`: the ids of papers already in the index, whose titles it keeps. A fake model that is
+    to fail after N chunks fails after this many texts more."""
     from rag.corpus import load_papers
     from rag.evidence import SentenceVectors
     from rag.labels import make_label
 
     model = HashingEmbeddings()
     vectors = SentenceVectors(model)  # the app's one cache: a phrase two papers share is embedded once
-    for paper in load_papers(paths, label=lambda abstract: "").papers:
-        if paper.title_is_generated and paper.paper_id not in indexed:
+    for paper in load_papers(paths, label=None).papers:
+        if not paper.title and paper.paper_id not in indexed:
             make_label(paper.abstract, embed=vectors)
     return model.embedded
 

@@ -12,7 +12,7 @@ from rag.api import Paperchat
 from rag.catalog import Catalog
 from rag.config import Settings
 from rag.corpus import load_papers
-from tests.conftest import SEEDS, label_embeds, make_fake_api, write_jsonl
+from tests.conftest import SEEDS, make_fake_api, titling_texts, write_jsonl
 from tests.fakes import HashingEmbeddings
 
 A = "We propose FooNet, a network that counts sheep in photographs. FooNet reaches 97.5% accuracy on three farms."
@@ -105,7 +105,7 @@ def test_record_ids_and_titles_replace_seed_hash_ids(seeded: Paperchat, tmp_path
 
 
 def test_killed_ingest_is_completed_without_duplicates(settings: Settings, tmp_path: Path) -> None:
-    dying = make_fake_api(settings, HashingEmbeddings(fail_after=label_embeds([SEEDS]) + 40))
+    dying = make_fake_api(settings, HashingEmbeddings(fail_after=titling_texts([SEEDS]) + 40))
     with pytest.raises(KeyboardInterrupt):
         dying.ingest([SEEDS])
     partial = Catalog(settings.catalog_path).count()

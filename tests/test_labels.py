@@ -340,22 +340,31 @@ def test_the_embedding_picks_the_subject_among_phrases_said_once() -> None:
     assert not [p for p in asked.seen[1:] if "recognising" in p or "quickly" in p]  # [0]: the abstract
 
 
-def test_titled_papers_never_load_the_embedding_model(tmp_path) -> None:
+def test_a_paper_titled_in_any_copy_never_asks_the_embedding_model(tmp_path, settings) -> None:
     from functools import partial
 
+    from rag.config import Settings
     from rag.corpus import load_papers
+    from tests.conftest import make_fake_api, write_jsonl
+    from tests.fakes import HashingEmbeddings
 
     def no_model(texts):
         raise AssertionError("the model was asked for a paper that has a title")
 
-    titled = tmp_path / "titled.jsonl"
-    titled.write_text('{"id": "p1", "title": "Quill", "abstract": "' + _SUBJECTS + '"}\n', encoding="utf-8")
-    assert load_papers([titled], label=partial(make_label, embed=no_model)).papers[0].title == "Quill"
-    untitled = tmp_path / "seeds.txt"
-    untitled.write_text("ICLR 2026 Papers\n\n" + _SUBJECTS + "\n", encoding="utf-8")
+    seed_list = tmp_path / "seeds.txt"
+    seed_list.write_text("ICLR 2026 Papers\n\n" + _SUBJECTS + "\n", encoding="utf-8")
+    titled = write_jsonl(tmp_path / "titled.jsonl", [{"id": "p1", "title": "Quill", "abstract": _SUBJECTS}])
+    # The untitled copy merges with the titled one before any title is generated.
+    assert [p.title for p in load_papers([seed_list, titled], label=partial(make_label, embed=no_model)).papers] == ["Quill"]
     embed = _PointsAt("low-power mobile devices")
-    title = load_papers([untitled], label=partial(make_label, embed=embed)).papers[0].title
-    assert title == "QuillNet: lightweight parser for low-power mobile devices"
+    assert load_papers([seed_list], label=partial(make_label, embed=embed)).papers[0].title == "QuillNet: lightweight parser for low-power mobile devices"
+
+    # Indexed under its real title, the untitled copy alone is read again by a new process: no model.
+    settings = Settings(data_dir=tmp_path / "data", multilingual=False, _env_file=None)  # type: ignore[call-arg]
+    make_fake_api(settings, HashingEmbeddings()).ingest([seed_list, titled])
+    later = HashingEmbeddings()
+    report = make_fake_api(settings, later).ingest([seed_list])
+    assert (report.unchanged, report.embedded, later.embedded) == (1, 0, 0)
 
 
 def test_an_indexed_abstract_keeps_its_generated_title(api, fake_embeddings, tmp_path, monkeypatch) -> None:
@@ -416,3 +425,24 @@ def test_stray_quotes_and_a_hyphen_left_by_dropped_math_are_cleaned() -> None:
     assert not make_label(math).startswith("-")
     # "a simple but effective approach": "but" is filler too.
     assert make_label("We propose KeepLoRA, a simple but effective approach for continual learning.") == "KeepLoRA: approach for continual learning"
+
+
+def test_words_of_any_alphabet_and_other_languages() -> None:
+    from rag.label_subjects import subject_candidates, subject_phrase
+
+    accented = "We study the Schrödinger bridge. Fast Schrödinger bridge solvers need Rényi divergence bounds."
+    assert {"schrödinger bridge", "rényi divergence bounds"} <= {c.surface for c in subject_candidates(accented, "", make_tagger())}
+    # The tagger reads English: in another language only a repeated phrase is a subject, and the model is not asked.
+    spanish = "Proponemos un método nuevo para políticas fuera de línea. Las políticas fuera de línea mejoran con datos fijos."
+    asked = _PointsAt("none")
+    subject_phrase(spanish, "", make_tagger(), asked)
+    assert asked.seen == []
+    # "to" opens a clause after a name only as a word: "topology-aware" is the description.
+    assert make_label("We propose TopoNet, topology-aware message passing for graphs. TopoNet is fast.") == "TopoNet: topology-aware message passing"
+
+
+def test_a_phrase_that_starts_two_longer_ones_is_no_subject() -> None:
+    from rag.label_subjects import subject_candidates
+
+    abstract = "It has object-aware sparse window routing and object-aware sparse memory retrieval for video segmentation."
+    assert "object-aware sparse" not in {c.surface for c in subject_candidates(abstract, "", make_tagger())}

@@ -21,7 +21,7 @@ from rag.errors import EmbeddingModelError, NoIndexError
 from rag.language import question_language
 from rag.multilingual import MULTILINGUAL_MODEL_NAME, make_multilingual_embeddings, resources_dir
 from rag.store import ChunkStore, make_store, multilingual_collection
-from tests.conftest import SEEDS, label_embeds, make_fake_api, write_jsonl
+from tests.conftest import SEEDS, make_fake_api, titling_texts, write_jsonl
 from tests.fakes import HashingEmbeddings
 
 A = "We propose FooNet, a network that counts sheep in photographs. FooNet reaches 97.5% accuracy on three farms."
@@ -134,7 +134,7 @@ def test_seeds_fill_the_main_collection_with_every_chunk_and_the_channel_with_ea
     chunks = seeded_two.seams.catalog.chunk_count()
     assert chunks > 51  # some abstracts need two chunks, so the channel holds fewer than the main store
     # The main model embedded every chunk once (and the seeds' title phrases), the multilingual one each paper's first once.
-    assert fake_embeddings.embedded == chunks + label_embeds([SEEDS])
+    assert fake_embeddings.embedded == chunks + titling_texts([SEEDS])
     assert multi.embedded == 51
 
 
@@ -150,7 +150,7 @@ def test_reingesting_unchanged_embeds_nothing_in_either_model(seeded_two: Paperc
 def test_an_ingest_killed_in_either_model_is_completed_next_time(settings: Settings, killed: str) -> None:
     main, multi = HashingEmbeddings(), HashingEmbeddings()
     # 16 chunks a batch (the settings fixture): the kill comes in the third batch.
-    main.fail_after, multi.fail_after = (label_embeds([SEEDS]) + 40, None) if killed == "main" else (None, 40)
+    main.fail_after, multi.fail_after = (titling_texts([SEEDS]) + 40, None) if killed == "main" else (None, 40)
     with pytest.raises(KeyboardInterrupt):
         two_channel_api(settings, main, multi).ingest([SEEDS])
 
@@ -172,7 +172,7 @@ def test_an_ingest_killed_in_either_model_is_completed_next_time(settings: Setti
     assert_both_match_the_catalogue(fresh)
     # Only what was not committed was embedded again, by each model once.
     redone = report.chunks - len(committed)
-    assert again_main.embedded - label_embeds([SEEDS], indexed=committed_papers) == report.embedded == redone
+    assert again_main.embedded - titling_texts([SEEDS], indexed=committed_papers) == report.embedded == redone
     assert again_multi.embedded == report.added
     assert fresh.ingest([SEEDS]).embedded == 0
 
