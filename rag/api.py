@@ -9,10 +9,10 @@ ingest lock, reads the corpus through its caches, and routes a request to its mo
 from __future__ import annotations
 
 import logging
+import sys
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ from rag.errors import NoIndexError, PaperchatError
 from rag.filters import field_values, with_said_filters
 from rag.labels import make_label
 from rag.lexical import LexicalIndex, common_words
-from rag.records import Answer, AnswerEvent, Check, Group, IngestReport, MapPoint, Paper, Turn
+from rag.records import Answer, AnswerEvent, Check, Group, IngestReport, LoadResult, MapPoint, Paper, Turn
 from rag.routing import Mode, parse_mode, route
 from rag.seams import Seams
 
@@ -198,7 +198,7 @@ class Paperchat:
             store, channel = seams.store(create=True), seams.multilingual_store(create=True)
             if channel is None:
                 seams.drop_multilingual_store()
-            loaded = loaded.titled(partial(_title_for, seams, indexed))  # after the stores answer; a full disk said as one
+            loaded = _titled(seams, loaded, indexed, progress)  # after the stores answer; a full disk said as one
             return sync(
                 loaded, store, seams.catalog, seams.lexical, seams.plan, more_stores=[channel] if channel else [],
                 batch_chunks=self.settings.ingest_batch_chunks, prune=prune, progress=progress,
@@ -293,6 +293,22 @@ class Paperchat:
                 seams.chat.invoke("Hi", max_tokens=1)
         except Exception:  # a warm-up never stops the app; the first real use reports the problem
             log.warning("Warming up failed; the first question will say why", exc_info=True)
+
+
+def _titled(seams: Seams, loaded: LoadResult, corpus_exists: bool, progress: bool) -> LoadResult:
+    """`loaded` with a title for each paper no copy of which has one (`_title_for`), and a bar on the
+    terminal when asked: a title the model picks takes ~35 ms, minutes for a large untitled upload."""
+    from tqdm import tqdm
+
+    untitled = sum(not p.title for p in loaded.papers)
+    with tqdm(total=untitled, unit="paper", desc="titling", file=sys.stderr, disable=not progress or not untitled, mininterval=1.0) as bar:
+
+        def title(abstract: str) -> str:
+            made = _title_for(seams, corpus_exists, abstract)
+            bar.update()
+            return made
+
+        return loaded.titled(title)
 
 
 def _title_for(seams: Seams, corpus_exists: bool, abstract: str) -> str:

@@ -446,3 +446,15 @@ def test_a_phrase_that_starts_two_longer_ones_is_no_subject() -> None:
 
     abstract = "It has object-aware sparse window routing and object-aware sparse memory retrieval for video segmentation."
     assert "object-aware sparse" not in {c.surface for c in subject_candidates(abstract, "", make_tagger())}
+
+
+def test_titling_shows_a_bar_when_asked_and_only_for_papers_without_a_title(api, tmp_path, capsys) -> None:
+    from tests.conftest import write_jsonl
+
+    titled = write_jsonl(tmp_path / "titled.jsonl", [{"id": "p1", "title": "Quill", "abstract": _SUBJECTS}])
+    api.ingest([titled], progress=True)
+    assert "titling" not in capsys.readouterr().err
+    seed_list = tmp_path / "seeds.txt"
+    seed_list.write_text("ICLR 2026 Papers\n\n" + _SUBJECTS.replace("QuillNet", "InkNet") + "\n", encoding="utf-8")
+    api.ingest([seed_list], progress=True)
+    assert "titling: 100%" in capsys.readouterr().err
