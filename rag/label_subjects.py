@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rag.tagger import NOUN_TAGS, Tagger
-from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, TERM_HEADS, is_coined, language_of, stem_words
+from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, TERM_HEADS, is_coined, language_of, stem_words, term_sequence
 
 # Texts to unit-length embedding rows (rag/evidence.SentenceVectors in the app).
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -77,11 +77,6 @@ def _tags_by_token(text: str, tokens: list[tuple[int, str]], tag: Tagger) -> lis
     return [ends.get(at + len(token), "") for at, token in tokens]
 
 
-def _word_stems(text: str) -> set[str]:
-    """Stems of a text's words, a hyphenated word in its parts: "GUI-Shift" shares "shift" with "Shift"."""
-    return set(stem_words(re.findall(r"[a-z0-9]+", text.lower())))
-
-
 class Candidate(NamedTuple):
     """A phrase that could name a paper's subject, as the abstract writes it."""
 
@@ -124,8 +119,7 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
     tags = _tags_by_token(text, located, tag) if tag is not None else [""] * len(tokens)
     # A word the abstract uses as a verb ("we perform", "to generate") is no part of a subject.
     verbs = verbs_in(text)
-    runs: list[list[str]] = [[]]
-    run_tag_lists: list[list[str]] = [[]]
+    tagged_runs: list[list[tuple[str, str]]] = [[]]  # (token, tag) runs
     nouns: set[str] = set()  # the words tagged as nouns somewhere in the abstract
     for token, token_tag in zip(tokens, tags, strict=True):
         word = token.lower()
@@ -134,18 +128,18 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
         if len(token) > 1 and token[0].isalpha() and (word not in STOPWORDS or word in TERM_HEADS) and not (
             MANNER_ADVERB.match(word) or word in verbs or word in _CITATION_WORDS or (token_tag and token_tag not in _SUBJECT_TAGS)
         ):
-            runs[-1].append(token)
-            run_tag_lists[-1].append(token_tag)
-        elif runs[-1]:
-            runs.append([])
-            run_tag_lists.append([])
+            tagged_runs[-1].append((token, token_tag))
+        elif tagged_runs[-1]:
+            tagged_runs.append([])
+    runs = [[token for token, _ in run] for run in tagged_runs]
     stems = [stem_words([w.lower() for w in run]) for run in runs]
     pairs = [(w.lower(), s) for run, run_stems in zip(runs, stems, strict=True) for w, s in zip(run, run_stems, strict=True)]
     word_counts = Counter(s for w, s in pairs if w not in COMMON_ML_WORDS)
     mentions: Counter[tuple[str, ...]] = Counter()
     surface: dict[tuple[str, ...], list[str]] = {}
     nominal: set[tuple[str, ...]] = set()
-    for run, run_stems, run_tags in zip(runs, stems, run_tag_lists, strict=True):
+    for run, run_stems, tagged in zip(runs, stems, tagged_runs, strict=True):
+        run_tags = [t for _, t in tagged]
         for n in range(SUBJECT_MIN_WORDS, SUBJECT_MAX_WORDS + 1):
             for i in range(len(run) - n + 1):
                 first, last = run[i].lower(), run[i + n - 1].lower()
@@ -163,7 +157,7 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
                     nominal.add(key)
                 surface.setdefault(key, run[i : i + n])
 
-    have = _word_stems(label)
+    have = set(term_sequence(label))  # hyphenated words in parts: "GUI-Shift" shares "shift" with "Shift"
     # A phrase said only as the start of a longer one is no phrase of its own: "multivariate hawkes"
     # of "multivariate hawkes processes", "sequential decision" of "sequential decision making".
     extended: Counter[tuple[str, ...]] = Counter()
@@ -179,5 +173,5 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
             key in nominal,
         )
         for key, count in mentions.items()
-        if key not in cut and not have & _word_stems(" ".join(surface[key]))
+        if key not in cut and not have.intersection(term_sequence(" ".join(surface[key])))
     ]

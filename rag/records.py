@@ -372,7 +372,7 @@ class LoadResult:
 
     def titled(self, label: Callable[[str], str]) -> LoadResult:
         """These papers, each that has no title given one by `label` from its abstract."""
-        return replace(self, papers=tuple(replace(p, title=label(p.abstract)) if p.title_is_generated and not p.title else p for p in self.papers))
+        return replace(self, papers=tuple(replace(p, title=label(p.abstract)) if not p.title else p for p in self.papers))
 
 
 @dataclass(frozen=True)
