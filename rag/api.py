@@ -146,7 +146,7 @@ class Paperchat:
         """Papers a text names by their own coined name ("what does SureLock lock?"), in its order."""
         return self._lexical().papers_named(text, common_words(self.document_frequency(), len(self.papers_by_id())))
 
-    def paper_vectors(self, paper_ids: Sequence[str]) -> dict[str, list[float]]:
+    def paper_vectors(self, paper_ids: Sequence[str] | None) -> dict[str, list[float]]:
         return self.seams.store().paper_vectors(paper_ids)
 
     def document_frequency(self) -> Counter[str]:
@@ -172,7 +172,7 @@ class Paperchat:
     def _topics_and_map(self) -> tuple[list[Group], list[MapPoint]]:
         from rag.topic_map import corpus_topics
 
-        return self.cache.get("topics", lambda: corpus_topics(self.papers(), self.seams.store().paper_vectors(None), self.label_background()))
+        return self.cache.get("topics", lambda: corpus_topics(self.papers(), self.paper_vectors(None), self.label_background(), self.seams.vectors))
 
     def _lexical(self) -> LexicalIndex:
         return self.seams.checked_lexical(self.corpus_version())

@@ -104,7 +104,7 @@ def _theme_summary(
         return
     mark = time.perf_counter()
     by_id = {h.paper.paper_id: h for h in relevant}
-    groups = group([h.paper for h in relevant], corpus.paper_vectors(list(by_id)), background=corpus.label_background())
+    groups = group([h.paper for h in relevant], corpus.paper_vectors(list(by_id)), background=corpus.label_background(), embed=ctx.vectors)
     timings["group"] = ms_since(mark)
     sources: list[Source] = []
     grouped = sum(g.size for g in groups)

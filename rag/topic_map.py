@@ -11,18 +11,20 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from rag.label_subjects import Embed
 from rag.records import Group, MapPoint, Paper
 from rag.topics import MAX_OVERVIEW_GROUPS, LabelBackground, group
 
 
 def corpus_topics(
-    papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], background: LabelBackground | None = None
+    papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], background: LabelBackground | None = None, embed: Embed | None = None
 ) -> tuple[list[Group], list[MapPoint]]:
     """The whole corpus in topics, and its map: one read of every stored vector serves both.
-    `background`: the corpus's topics.label_background, when already counted. Papers without a
-    vector (an ingest adding them right now) wait for the next corpus version."""
+    `background`: the corpus's topics.label_background, when already counted; `embed`: the model
+    that ranks label words (rag/topics.py). Papers without a vector (an ingest adding them right
+    now) wait for the next corpus version."""
     placed = [p for p in papers if p.paper_id in vectors]
-    groups = group(placed, vectors, MAX_OVERVIEW_GROUPS, background)
+    groups = group(placed, vectors, MAX_OVERVIEW_GROUPS, background, embed)
     return groups, topic_map(placed, vectors, groups)
 
 

@@ -2,8 +2,12 @@
 for the overview of a whole corpus.
 
 Papers are grouped by k-means (scikit-learn) over their stored embeddings (the mean of their
-chunks' vectors, read from the store), and each group is labelled by the words its papers share
-that the rest of the corpus uses less (document frequency in the group over frequency outside).
+chunks' vectors, read from the store). Each group is labelled as BERTopic's part-of-speech and
+KeyBERTInspired representations do: candidates are the words and two-word phrases its papers
+share that the rest of the corpus uses less (class-based TF-IDF), kept when they name a thing (a
+noun by the tagger: "optimal", "derive" or "extensive" name nothing), and ranked by how much closer
+their embedding is to the group's centre than to the centre of all the papers grouped ("weight
+decay" is close to its group; "datasets" or "improvements" are as close to every group).
 """
 
 from __future__ import annotations
@@ -11,12 +15,15 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 
 from rag.evidence import sentences_of
+from rag.label_subjects import Embed
 from rag.records import Group, Paper
+from rag.tagger import NOUN_TAGS, Tagger, make_tagger
 from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, is_coined, readable
 
 # Groups in a summary: about sqrt(n / 2) (8 papers → 2 groups, 50 → 5), at most this many.
@@ -27,6 +34,11 @@ LABEL_TERMS = 3
 # A label word is shown as the two-word phrase it starts when that many of its uses in the group are the phrase.
 PHRASE_SHARE = 0.6
 REPRESENTATIVES = 3
+# Label candidates per group: the terms with the highest class-based TF-IDF, before the tagger and
+# the embedding choose among them (BERTopic's KeyBERTInspired ranks such a shortlist the same way).
+CANDIDATES = 30
+# Uses of a candidate the tagger reads to decide whether it names a thing (the majority decides).
+TAGGED_USES = 5
 # Words, and names that begin with a digit ("3DGS", not "DGS").
 _WORD = re.compile(r"(?<![A-Za-z0-9])\d+[A-Za-z][A-Za-z0-9\-]*|[A-Za-z][A-Za-z0-9\-]+")
 _GENERIC = STOPWORDS | COMMON_ML_WORDS
@@ -35,10 +47,15 @@ LabelBackground = tuple[Counter[str], int]
 
 
 def group(
-    papers: Sequence[Paper], vectors: Mapping[str, Sequence[float]], max_groups: int = MAX_GROUPS, background: LabelBackground | None = None
+    papers: Sequence[Paper],
+    vectors: Mapping[str, Sequence[float]],
+    max_groups: int = MAX_GROUPS,
+    background: LabelBackground | None = None,
+    embed: Embed | None = None,
 ) -> list[Group]:
     """Papers (with a vector) grouped and labelled, biggest group first. `background`: the
-    label_background of the corpus the labels should stand out from (default: the papers themselves)."""
+    label_background of the corpus the labels should stand out from (default: the papers themselves).
+    `embed`: the app's embedding model, which ranks label candidates (without it: by TF-IDF alone)."""
     papers = [p for p in papers if p.paper_id in vectors]
     if not papers:
         return []
@@ -54,6 +71,7 @@ def group(
         model = KMeans(n_clusters=k, n_init=4, random_state=0).fit(matrix)
         labels, centres = model.labels_, model.cluster_centers_
     background_counts, background_total = background or label_background(papers)
+    labeller = _Labeller(background_counts, background_total, make_tagger(), embed, matrix.mean(axis=0))
     groups = []
     for g in range(len(centres)):
         members = [i for i in range(len(papers)) if labels[i] == g]
@@ -61,7 +79,7 @@ def group(
             continue
         order = sorted(members, key=lambda i: -float(matrix[i] @ centres[g]))
         chosen = [papers[i] for i in order]
-        groups.append(Group(_label(chosen, background_counts, background_total), tuple(p.paper_id for p in chosen), len(chosen)))
+        groups.append(Group(labeller.label(chosen, centres[g]), tuple(p.paper_id for p in chosen), len(chosen)))
     return sorted(groups, key=lambda g: (-g.size, g.label))
 
 
@@ -95,29 +113,90 @@ def _words(paper: Paper) -> set[str]:
     return found
 
 
-def _label(members: Sequence[Paper], background: Counter[str], total: int) -> str:
-    inside: Counter[str] = Counter()
-    for paper in members:
-        inside.update(_words(paper))
-    # Share of the group using the term over its share of the corpus (smoothed, as class-based
-    # TF-IDF): distinctive terms score high; a term only one paper uses is that paper's, not the group's.
-    minimum = 2 if len(members) >= 3 else 1
-    scored = sorted(
-        (((count / len(members)) * math.log((total + 1) / (background.get(term, 0) + 1)), term) for term, count in inside.items() if count >= minimum),
-        reverse=True,
-    )
+class _Labeller:
+    """Labels of the groups of one grouping: the corpus they stand out from, the tagger and
+    embedding model that judge candidates, and the centre of all the papers grouped."""
+
+    def __init__(self, background: Counter[str], total: int, tag: Tagger | None, embed: Embed | None, centre: np.ndarray) -> None:
+        self.background, self.total, self.tag, self.embed = background, total, tag, embed
+        self.centre = _unit(centre)
+
+    def label(self, members: Sequence[Paper], centre: np.ndarray) -> str:
+        inside: Counter[str] = Counter()
+        for paper in members:
+            inside.update(_words(paper))
+        # Share of the group using the term over its share of the corpus (smoothed, as class-based
+        # TF-IDF): distinctive terms score high; a term only one paper uses is that paper's, not the group's.
+        minimum = 2 if len(members) >= 3 else 1
+        idf = {term: math.log((self.total + 1) / (self.background.get(term, 0) + 1)) for term in inside}
+        scored = sorted(((count / len(members) * idf[term], term) for term, count in inside.items() if count >= minimum), reverse=True)
+        candidates = [term for _, term in scored[:CANDIDATES]]
+        names: Callable[[str], bool] = lambda term: True  # noqa: E731 - without a tagger every candidate may label
+        if (tagger := self.tag) is not None:
+            sentences = [readable(s) for paper in members for s in sentences_of(paper)]
+            tag = lru_cache(maxsize=None)(tagger)  # a sentence using two candidates is tagged once
+            names = lru_cache(maxsize=None)(lambda term: _names_a_thing(term, sentences, tag))
+            candidates = [term for term in candidates if names(term)] or candidates
+        if self.embed is not None and candidates:
+            rows = self.embed(candidates)
+            closer = rows @ _unit(centre) - rows @ self.centre
+            candidates = [candidates[i] for i in np.argsort(-closer, kind="stable")]
+        return _chosen(candidates, inside, names)
+
+
+def _names_a_thing(term: str, sentences: Sequence[str], tag: Tagger) -> bool:
+    """Whether a label candidate names a thing where the group's papers use it (the majority of its
+    first TAGGED_USES uses, written in lower case where there are so many: "Visual" in a method's
+    capitalised name is tagged a proper noun): a noun, or a phrase that ends on one and is not most
+    often the start of one longer phrase ("graph neural" of "graph neural networks"). A name or
+    acronym always names a thing. A single word may modify another ("reasoning tasks", "diffusion
+    models") and still name the group's subject."""
+    if is_coined(term.split()[-1]):
+        return True
+    pattern = re.compile(rf"(?<![A-Za-z0-9\-]){re.escape(term)}(?![A-Za-z0-9\-])", re.IGNORECASE)
+    lower: list[tuple[str, str, str]] = []  # (the term's last tag, the next word, its tag) per use
+    capitalised: list[tuple[str, str, str]] = []
+    for sentence in sentences:
+        if (found := pattern.search(sentence)) is None:
+            continue
+        tokens = tag(sentence)
+        # The token the term ends in, by its offset (the tagger may split "multi-agent" in three).
+        last = next((i for i, (word, offset, _) in enumerate(tokens) if offset < found.end() <= offset + len(word)), None)
+        if last is not None:
+            word, _, next_tag = tokens[last + 1] if last + 1 < len(tokens) else ("", 0, "")
+            (capitalised if found.group()[0].isupper() else lower).append((tokens[last][2], word.lower(), next_tag))
+        if len(lower) == TAGGED_USES:
+            break
+    uses = (lower + capitalised)[:TAGGED_USES]
+    if sum(last_tag in NOUN_TAGS for last_tag, _, _ in uses) * 2 <= len(uses):
+        return False
+    nouns_after = Counter(word for _, word, next_tag in uses if next_tag in NOUN_TAGS)
+    return " " not in term or not nouns_after or nouns_after.most_common(1)[0][1] * 2 <= len(uses)
+
+
+def _chosen(candidates: Sequence[str], inside: Counter[str], names: Callable[[str], bool]) -> str:
+    """The first LABEL_TERMS candidates, a word shown as the phrase (that names a thing) it mostly
+    starts, no two sharing a word."""
     chosen: list[str] = []
-    for _, term in scored:
+    for term in candidates:
         if " " not in term:
             # A word most of whose uses in the group are one phrase is shown as that phrase: "gaussian" as "gaussian splatting".
-            term = max((t for t in inside if t.split()[0] == term and " " in t), key=inside.__getitem__, default=term)
-            term = term if inside[term] >= PHRASE_SHARE * inside[term.split()[0]] else term.split()[0]
-        # "attacks, attack" or "policy, policies" would spend two of three label terms on one.
-        if not {_singular(w.lower()) for w in term.split()} & {_singular(w.lower()) for t in chosen for w in t.split()}:
+            phrase = max((t for t in inside if t.split()[0] == term and " " in t), key=inside.__getitem__, default=term)
+            term = phrase if inside[phrase] >= PHRASE_SHARE * inside[term] and names(phrase) else term
+        # "attacks, attack", "policy, policies" or "flow matching, flow-matching" would spend two of three label terms on one.
+        if not _stems(term) & {stem for t in chosen for stem in _stems(t)}:
             chosen.append(term)
         if len(chosen) == LABEL_TERMS:
             break
     return ", ".join(chosen) or "miscellaneous"
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / (np.linalg.norm(vector) or 1.0)
+
+
+def _stems(term: str) -> set[str]:
+    return {_singular(word) for word in re.split(r"[\s\-]+", term.lower()) if word}
 
 
 def _singular(word: str) -> str:

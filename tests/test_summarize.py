@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rag.api import Paperchat
@@ -129,6 +131,52 @@ def test_a_group_label_names_a_phrase_its_papers_use_and_no_filler() -> None:
     label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
     assert "reinforcement learning" in label and "reinforcement" not in label, label
     assert not {"furthermore", "best"} & set(label), label
+
+
+def test_a_group_label_names_things_not_qualities_or_actions() -> None:
+    """Words the group shares that name nothing ("tractable", "theoretical") and a phrase cut short
+    ("graph neural" of "graph neural networks") are no label terms; the nouns they sit by are."""
+    texts = [
+        "Tractable inference for bandits on graph neural networks. Theoretical guarantees hold.",
+        "Bandits admit tractable planning with graph neural networks. Theoretical insight follows.",
+        "Tractable bandits meet graph neural networks. The theoretical view.",
+    ]
+    papers = [Paper(f"p{i}", text, "t", True) for i, text in enumerate(texts)]
+    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
+    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
+    label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
+    assert not {"tractable", "theoretical", "graph neural"} & set(label), label
+    assert "bandits" in label, label
+
+
+def test_label_terms_are_ranked_by_closeness_to_their_group_rather_than_to_every_group() -> None:
+    """Of terms the group uses equally often, those whose embedding is nearer its own papers than
+    the papers of all groups lead the label; a word as near every group ("datasets") is left out."""
+    text = "We use datasets with bandits, regret and exploration. More datasets, bandits, regret and exploration."
+    papers = [Paper(f"p{i}", f"{text} Case {i}.", "t", True) for i in range(3)]
+    others = [Paper(f"q{i}", f"We study datasets of images with convolution kernels. Case {i}.", "t", True) for i in range(3)]
+    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
+    towards = {"bandits": [1.0, 0.0], "regret": [0.9, 0.1], "exploration": [0.8, 0.2], "datasets": [0.6, 0.6]}
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        rows = np.asarray([towards.get(t, [0.5, 0.5]) for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    label = next(g.label for g in group(papers + others, vectors, embed=embed) if "p0" in g.paper_ids)
+    assert label == "bandits, regret, exploration", label
+
+
+def test_a_group_label_spends_no_two_terms_on_one_phrase_spelled_two_ways() -> None:
+    text = "We propose flow matching for molecules. We call it flow-matching, with a velocity field."
+    papers = [Paper(f"p{i}", f"{text} Case {i}.", "t", True) for i in range(3)]
+    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
+    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
+
+    def embed(texts: Sequence[str]) -> np.ndarray:  # both spellings nearest the group
+        return np.asarray([[1.0, 0.0] if t.startswith("flow") else [0.6, 0.8] for t in texts], dtype=np.float32)
+
+    label = next(g.label for g in group(papers + others, vectors, embed=embed) if "p0" in g.paper_ids).split(", ")
+    assert len([t for t in label if t.startswith("flow")]) == 1 and len(label) == 3, label
 
 
 def test_summarize_them_summarizes_the_papers_of_the_previous_answer(corpus: Path) -> None:  # noqa: F811
