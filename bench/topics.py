@@ -16,7 +16,9 @@ Parts, as the app groups them:
   papers of 2020-2024 in ml-abstracts, each a corpus overview), "ml-themes" (ml-abstracts papers
   whose title has one of four words, each grouped as a summary's theme against all 16,112).
 
-Prints each label with its group's size and first title; `--jsonl` writes one line per label
+Prints each label with its group's size and first title, and the seconds grouping and labelling took
+(the corpus's word counts aside; `--timing`: beside the same by TF-IDF alone, run first, so the
+tagger's load falls in the new labels' time); `--jsonl` writes one line per label
 (part, corpus, size, label, titles of its three most central papers) for judges who see no code.
 """
 
@@ -29,12 +31,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import rag.topics  # noqa: E402
 from rag.config import Settings  # noqa: E402
 from rag.evidence import SentenceVectors  # noqa: E402
 from rag.records import Paper  # noqa: E402
@@ -96,6 +100,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parts", nargs="+", default=PARTS, choices=PARTS)
     parser.add_argument("--no-embed", action="store_true", help="label candidates ranked by TF-IDF alone")
+    parser.add_argument("--timing", action="store_true", help="also time the labels by TF-IDF alone, in this process")
     parser.add_argument("--jsonl", type=Path, help="write one line per label for judging")
     args = parser.parse_args()
     seams = Seams(Settings())
@@ -103,12 +108,18 @@ def main() -> None:
     for part in args.parts:
         for name, papers, most, background in corpora(part):
             vecs = vectors(papers, seams)
-            started = time.perf_counter()
             counted = label_background(background) if background is not None else None
+            if args.timing:  # labels by TF-IDF alone, as before the tagger and the embedding chose them
+                started = time.perf_counter()
+                with patch.object(rag.topics, "make_tagger", lambda: None):
+                    group(papers, vecs, most, counted)
+                plain = time.perf_counter() - started
+            started = time.perf_counter()
             groups = group(papers, vecs, most, counted, None if args.no_embed else SentenceVectors(seams.embeddings))
             seconds = time.perf_counter() - started
             titles = {p.paper_id: p.title for p in papers}
-            print(f"\n## {part}: {name} ({len(papers)} papers, {len(groups)} groups, {seconds:.1f} s)")
+            against = f"; TF-IDF alone {plain:.1f} s" if args.timing else ""
+            print(f"\n## {part}: {name} ({len(papers)} papers, {len(groups)} groups, {seconds:.1f} s{against})")
             for g in groups:
                 first = titles[g.paper_ids[0]] if part != "seeds" else ""
                 print(f"  {g.size:5d}  {g.label:55s} {first[:70]}")

@@ -136,12 +136,13 @@ class _Labeller:
             sentences = [readable(s) for paper in members for s in sentences_of(paper)]
             tag = lru_cache(maxsize=None)(tagger)  # a sentence using two candidates is tagged once
             names = lru_cache(maxsize=None)(lambda term: _names_a_thing(term, sentences, tag))
-            candidates = [term for term in candidates if names(term)] or candidates
         if self.embed is not None and candidates:
             rows = self.embed(candidates)
             closer = rows @ _unit(centre) - rows @ self.centre
             candidates = [candidates[i] for i in np.argsort(-closer, kind="stable")]
-        return _chosen(candidates, inside, names)
+        # Tagged in rank order until the label is full (~2 s less for 12 topics than tagging all 30);
+        # a group none of whose candidates the tagger reads as a noun keeps its best words.
+        return _chosen(candidates, inside, names) or _chosen(candidates, inside, lambda term: True) or "miscellaneous"
 
 
 def _names_a_thing(term: str, sentences: Sequence[str], tag: Tagger) -> bool:
@@ -175,10 +176,12 @@ def _names_a_thing(term: str, sentences: Sequence[str], tag: Tagger) -> bool:
 
 
 def _chosen(candidates: Sequence[str], inside: Counter[str], names: Callable[[str], bool]) -> str:
-    """The first LABEL_TERMS candidates, a word shown as the phrase (that names a thing) it mostly
-    starts, no two sharing a word."""
+    """The first LABEL_TERMS candidates that name a thing, a word shown as the phrase (that names a
+    thing) it mostly starts, no two sharing a word; "" when none does."""
     chosen: list[str] = []
     for term in candidates:
+        if not names(term):
+            continue
         if " " not in term:
             # A word most of whose uses in the group are one phrase is shown as that phrase: "gaussian" as "gaussian splatting".
             phrase = max((t for t in inside if t.split()[0] == term and " " in t), key=inside.__getitem__, default=term)
@@ -188,7 +191,7 @@ def _chosen(candidates: Sequence[str], inside: Counter[str], names: Callable[[st
             chosen.append(term)
         if len(chosen) == LABEL_TERMS:
             break
-    return ", ".join(chosen) or "miscellaneous"
+    return ", ".join(chosen)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
