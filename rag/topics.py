@@ -127,9 +127,11 @@ class _Labeller:
             inside.update(_words(paper))
         # Share of the group using the term over its share of the corpus (smoothed, as class-based
         # TF-IDF): distinctive terms score high; a term only one paper uses is that paper's, not the group's.
+        # The share's square root, as BERTopic's reduce_frequent_words: a word a third of the group
+        # uses ("quality", "structures") no longer outweighs a rarer one only this group uses.
         minimum = 2 if len(members) >= 3 else 1
         idf = {term: math.log((self.total + 1) / (self.background.get(term, 0) + 1)) for term in inside}
-        scored = sorted(((count / len(members) * idf[term], term) for term, count in inside.items() if count >= minimum), reverse=True)
+        scored = sorted((((count / len(members)) ** 0.5 * idf[term], term) for term, count in inside.items() if count >= minimum), reverse=True)
         candidates = [term for _, term in scored[:CANDIDATES]]
         names: Callable[[str], bool] = lambda term: True  # noqa: E731 - without a tagger every candidate may label
         if (tagger := self.tag) is not None:
@@ -171,8 +173,9 @@ def _names_a_thing(term: str, sentences: Sequence[str], tag: Tagger) -> bool:
     uses = (lower + capitalised)[:TAGGED_USES]
     if sum(last_tag in NOUN_TAGS for last_tag, _, _ in uses) * 2 <= len(uses):
         return False
-    nouns_after = Counter(word for _, word, next_tag in uses if next_tag in NOUN_TAGS)
-    return " " not in term or not nouns_after or nouns_after.most_common(1)[0][1] * 2 <= len(uses)
+    # A content word after most uses, always the same one: "networks" after "graph neural", "answering" after "visual question".
+    then = Counter(word for _, word, _ in uses if word.isalpha() and word not in STOPWORDS)
+    return " " not in term or not then or then.most_common(1)[0][1] * 2 <= len(uses)
 
 
 def _chosen(candidates: Sequence[str], inside: Counter[str], names: Callable[[str], bool]) -> str:

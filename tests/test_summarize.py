@@ -134,18 +134,19 @@ def test_a_group_label_names_a_phrase_its_papers_use_and_no_filler() -> None:
 
 
 def test_a_group_label_names_things_not_qualities_or_actions() -> None:
-    """Words the group shares that name nothing ("tractable", "theoretical") and a phrase cut short
-    ("graph neural" of "graph neural networks") are no label terms; the nouns they sit by are."""
+    """Words the group shares that name nothing ("tractable", "theoretical") and phrases cut short
+    ("graph neural" of "graph neural networks", "visual question" of "visual question answering") are
+    no label terms; the nouns they sit by are."""
     texts = [
-        "Tractable inference for bandits on graph neural networks. Theoretical guarantees hold.",
-        "Bandits admit tractable planning with graph neural networks. Theoretical insight follows.",
-        "Tractable bandits meet graph neural networks. The theoretical view.",
+        "Tractable inference for bandits on graph neural networks. Theoretical guarantees hold for visual question answering.",
+        "Bandits admit tractable planning with graph neural networks. Theoretical insight follows in visual question answering.",
+        "Tractable bandits meet graph neural networks. The theoretical view of visual question answering.",
     ]
     papers = [Paper(f"p{i}", text, "t", True) for i, text in enumerate(texts)]
     others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
     vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
     label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
-    assert not {"tractable", "theoretical", "graph neural"} & set(label), label
+    assert not {"tractable", "theoretical", "graph neural", "visual question"} & set(label), label
     assert "bandits" in label, label
 
 
