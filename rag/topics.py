@@ -34,6 +34,9 @@ LABEL_TERMS = 3
 # A label word is shown as the two-word phrase it starts when that many of its uses in the group are the phrase.
 PHRASE_SHARE = 0.6
 REPRESENTATIVES = 3
+# Letters two label words share when they say one idea ("classifiers", "classification"); six would
+# join "transformers" and "transfer".
+SHARED_PREFIX = 7
 # Label candidates per group: the terms with the highest class-based TF-IDF, before the tagger and
 # the embedding choose among them (BERTopic's KeyBERTInspired ranks such a shortlist the same way).
 CANDIDATES = 30
@@ -202,7 +205,9 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 
 
 def _stems(term: str) -> set[str]:
-    return {_singular(word) for word in re.split(r"[\s\-]+", term.lower()) if word}
+    """A term's words, singular and cut to SHARED_PREFIX letters: "classifiers" and "classification"
+    are one idea in a label, as "molecular" and "molecule" are."""
+    return {_singular(word)[:SHARED_PREFIX] for word in re.split(r"[\s\-]+", term.lower()) if word}
 
 
 def _singular(word: str) -> str:

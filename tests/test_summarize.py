@@ -180,6 +180,18 @@ def test_a_group_label_spends_no_two_terms_on_one_phrase_spelled_two_ways() -> N
     assert len([t for t in label if t.startswith("flow")]) == 1 and len(label) == 3, label
 
 
+def test_a_group_label_spends_no_two_terms_on_one_word_in_two_forms() -> None:
+    """"classifiers" and "classification", "molecule" and "molecular": one idea, one place."""
+    text = "Classifiers for molecular graphs. Classification of each molecule and its kernels."
+    papers = [Paper(f"p{i}", f"{text} Case {i}.", "t", True) for i in range(3)]
+    others = [Paper(f"q{i}", "We study image segmentation with convolution filters.", "t", True) for i in range(3)]
+    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
+    label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
+    assert len([t for t in label if t.lower().startswith("classi")]) <= 1, label
+    assert len([t for t in label if t.lower().startswith("molecul")]) <= 1, label
+    assert len(label) == 3, label
+
+
 def test_summarize_them_summarizes_the_papers_of_the_previous_answer(corpus: Path) -> None:  # noqa: F811
     from rag.records import Turn
 
