@@ -43,7 +43,7 @@ from rag.config import Settings  # noqa: E402
 from rag.evidence import SentenceVectors  # noqa: E402
 from rag.records import Paper  # noqa: E402
 from rag.seams import Seams  # noqa: E402
-from rag.topics import MAX_GROUPS, MAX_OVERVIEW_GROUPS, group, label_background  # noqa: E402
+from rag.topics import MAX_GROUPS, MAX_OVERVIEW_GROUPS, LabelBackground, group, label_background  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 CACHE = Path("/tmp/paperchat-bench-topics")
@@ -72,7 +72,7 @@ def corpora(part: str) -> Iterator[Corpus]:
             return
         for area in ICLR_AREAS:
             ids = {r["id"] for r in records if r["primary_area"] == area}
-            yield area, [p for p in everything if p.paper_id in ids], MAX_GROUPS, everything
+            yield area, [p for p in everything if p.paper_id in ids], MAX_GROUPS, everything  # the same list: counted once
         return
     records = [json.loads(line) for line in (DATA / "ml-abstracts" / "papers.jsonl").open(encoding="utf-8")]
     everything = [_paper(r, titled=True) for r in records]
@@ -105,11 +105,14 @@ def main() -> None:
     args = parser.parse_args()
     seams = Seams(Settings())
     rows = []
+    backgrounds: dict[int, LabelBackground] = {}  # a part's themes share the corpus they stand out from
     for part in args.parts:
         for name, papers, most, background in corpora(part):
             vecs = vectors(papers, seams)
-            counted = label_background(background) if background is not None else None
-            if args.timing:  # labels by TF-IDF alone, as before the tagger and the embedding chose them
+            if background is not None and id(background) not in backgrounds:
+                backgrounds[id(background)] = label_background(background)
+            counted = backgrounds[id(background)] if background is not None else None
+            if args.timing:  # labels by TF-IDF alone: neither tagger nor embedding model (today's shortlist and merging rules)
                 started = time.perf_counter()
                 with patch.object(rag.topics, "make_tagger", lambda: None):
                     group(papers, vecs, most, counted)
