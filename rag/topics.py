@@ -193,7 +193,7 @@ def _names_a_thing(term: str, sentences: Sequence[str], tag: Tagger) -> bool:
 
 def _chosen(candidates: Sequence[str], inside: Counter[str], names: Callable[[str], bool]) -> str:
     """The first LABEL_TERMS candidates that name a thing, a word shown as the phrase (that names a
-    thing) it mostly starts, no two one idea (_stems); "" when none does."""
+    thing) it mostly starts, no two one idea (_one_idea); "" when none does."""
     chosen: list[str] = []
     for term in candidates:
         if not names(term):
@@ -204,7 +204,7 @@ def _chosen(candidates: Sequence[str], inside: Counter[str], names: Callable[[st
             phrase = max((t for t in inside if t.split()[0] == term and " " in t), key=lambda t: (inside[t], t), default=term)
             term = phrase if inside[phrase] >= PHRASE_SHARE * inside[term] and names(phrase) else term
         # "attacks, attack", "policy, policies" or "flow matching, flow-matching" would spend two of three label terms on one.
-        if not _stems(term) & {stem for t in chosen for stem in _stems(t)}:
+        if not any(_one_idea(term, t) for t in chosen):
             chosen.append(term)
         if len(chosen) == LABEL_TERMS:
             break
@@ -215,13 +215,22 @@ def _unit(vector: np.ndarray) -> np.ndarray:
     return vector / (np.linalg.norm(vector) or 1.0)
 
 
-def _stems(term: str) -> set[str]:
-    """What makes two label terms one idea: a shared content word, singular and cut to SHARED_PREFIX
-    letters ("classifiers" and "classification", "molecular" and "molecule"; at the cost of
-    "continual" and "continuous"), or the same letters once spaces and hyphens go ("flow matching"
-    and "flow-matching"). A hyphenated word counts whole: "zero-shot" and "few-shot" are two ideas."""
+def _one_idea(first: str, second: str) -> bool:
+    """Whether two label terms say one idea: a content word in common, singular and cut to
+    SHARED_PREFIX letters ("classifiers" and "classification", "molecular" and "molecule"; at the
+    cost of "continual" and "continuous"), a word that is a part of the other's hyphenated word
+    ("agent" and "multi-agent systems"), or the same letters once spaces and hyphens go ("flow
+    matching" and "flow-matching"). Two hyphenated words sharing a part are two: "zero-shot" and "few-shot"."""
+    (words, parts), (other_words, other_parts) = _stems(first), _stems(second)
+    return bool(words & other_words or words & other_parts or parts & other_words)
+
+
+def _stems(term: str) -> tuple[set[str], set[str]]:
+    """A term's content words and the parts of its hyphenated ones, singular and cut to
+    SHARED_PREFIX letters; its words joined without spaces or hyphens count as a word."""
     words = [word for word in term.lower().split() if word not in STOPWORDS]
-    return {_singular(word)[:SHARED_PREFIX] for word in words} | {re.sub(r"[\s\-]+", "", term.lower())}
+    parts = {_singular(part)[:SHARED_PREFIX] for word in words if "-" in word for part in word.split("-") if part not in STOPWORDS}
+    return {_singular(word)[:SHARED_PREFIX] for word in words} | {re.sub(r"[\s\-]+", "", term.lower())}, parts
 
 
 def _singular(word: str) -> str:

@@ -213,6 +213,19 @@ def test_a_group_whose_shared_words_name_nothing_keeps_its_best_words() -> None:
     assert {"tractable", "scalable"} <= set(label), label
 
 
+def test_a_word_and_a_hyphenated_word_made_of_it_are_one_idea_in_a_label() -> None:
+    text = "We study multi-agent systems where each agent plans; multi-agent systems grow agent by agent, with tools."
+    papers = [Paper(f"p{i}", f"{text} Case {i}.", "t", True) for i in range(3)]
+    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
+    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
+
+    def embed(texts: Sequence[str]) -> np.ndarray:  # both nearest the group
+        return np.asarray([[1.0, 0.0] if "agent" in t else [0.6, 0.8] for t in texts], dtype=np.float32)
+
+    label = next(g.label for g in group(papers + others, vectors, embed=embed) if "p0" in g.paper_ids).split(", ")
+    assert len([t for t in label if "agent" in t]) == 1 and len(label) == 3, label
+
+
 def test_a_group_label_spends_no_two_terms_on_one_word_in_two_forms() -> None:
     """"classifiers" and "classification", "molecule" and "molecular": one idea, one place."""
     text = "Classifiers for molecular graphs. Classification of each molecule and its kernels."
