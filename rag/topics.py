@@ -95,18 +95,23 @@ def label_background(papers: Sequence[Paper]) -> LabelBackground:
     (5,358 papers: ~7 s, so a corpus's is computed once per version, rag/api.py)."""
     counts: Counter[str] = Counter()
     for paper in papers:
-        counts.update(_words(paper))
+        counts.update(_words(_said(paper)))
     return counts, len(papers)
 
 
-def _words(paper: Paper) -> set[str]:
-    """The words and two-word phrases a label may use ("gaussian splatting", "reinforcement learning"):
-    a phrase neither begins with a word every abstract uses nor ends with a stop word."""
+def _said(paper: Paper) -> tuple[str, list[str]]:
+    """What a label may come from: the title ("" when generated) and the abstract's sentences, without
+    what a planted record says to an assistant ("previous instructions" labelled a topic of the
+    browser test's hostile corpus, tests/test_browser_hostile.py, shown in the map's legend)."""
+    return "" if paper.title_is_generated else paper.quotable_title, sentences_of(paper)
+
+
+def _words(said: tuple[str, list[str]]) -> set[str]:
+    """The words and two-word phrases a label may use ("gaussian splatting", "reinforcement learning")
+    of a paper's _said: a phrase neither begins with a word every abstract uses nor ends with a stop word."""
+    title, sentences = said
     # As the reader sees the text: "\textbf{I}nteraction-aware" is one word, not "nteraction-aware".
-    # Without what a planted record says to an assistant: "previous instructions" labelled a topic
-    # of the browser test's hostile corpus (tests/test_browser_hostile.py), shown in the map's legend.
-    said = " ".join(sentences_of(paper))
-    text = readable(said if paper.title_is_generated else f"{paper.quotable_title} {said}")
+    text = readable(" ".join([title, *sentences]).strip())
     # A name or acronym keeps its case ("MoLE", not "mole"); other words are folded.
     matches = list(_WORD.finditer(text))
     words = [m.group() if is_coined(m.group()) else m.group().lower() for m in matches]
@@ -129,9 +134,10 @@ class _Labeller:
         self.centre = _unit(centre)
 
     def label(self, members: Sequence[Paper], centre: np.ndarray) -> str:
+        said = [_said(paper) for paper in members]
         inside: Counter[str] = Counter()
-        for paper in members:
-            inside.update(_words(paper))
+        for paper_said in said:
+            inside.update(_words(paper_said))
         # Share of the group using the term over its share of the corpus (smoothed, as class-based
         # TF-IDF): distinctive terms score high; a term only one paper uses is that paper's, not the group's.
         # The share's square root, as BERTopic's reduce_frequent_words: a word a third of the group
@@ -142,9 +148,9 @@ class _Labeller:
         candidates = [term for _, term in scored[:CANDIDATES]]
         names: Callable[[str], bool] = lambda term: True  # noqa: E731 - without a tagger every candidate may label
         if (tagger := self.tag) is not None:
-            # As _words reads the papers (a title's words count), in English, which the tagger reads.
-            said = [s for paper in members for s in (*sentences_of(paper), "" if paper.title_is_generated else paper.quotable_title) if s]
-            sentences = [text for text in map(readable, said) if language_of(text) == "en"]
+            # As _words reads the papers, in English, which the tagger reads (abstracts before titles).
+            lines = (line for title, sentences in said for line in (*sentences, title) if line)
+            sentences = [text for text in map(readable, lines) if language_of(text) == "en"]
             tag = lru_cache(maxsize=None)(tagger)  # a sentence using two candidates is tagged once
             names = lru_cache(maxsize=None)(lambda term: _names_a_thing(term, sentences, tag))
         if self.embed is not None and candidates:
