@@ -51,6 +51,11 @@ def about_question(question: str, hits: Sequence[Hit], cal: Calibration = MINILM
     return [hit for hit, score in zip(hits, scores, strict=True) if score >= floor]
 
 
+def unit(vector: np.ndarray) -> np.ndarray:
+    """`vector` scaled to length 1 (a zero vector as it is)."""
+    return vector / (np.linalg.norm(vector) or 1.0)
+
+
 def sentences_of(paper: Paper) -> list[str]:
     """The abstract's sentences that can serve as evidence (instructions planted in a record
     excluded), without the abstract's own reference markers ("prior work [12]"): in an answer,
@@ -89,7 +94,7 @@ class SentenceVectors:
         # an OpenVINO infer request per call, ONNX Runtime's session, torch checked with 8 threads).
         for text, vector in zip(missing, self.embeddings.embed_documents(missing) if missing else [], strict=True):
             array = np.asarray(vector, dtype=np.float32)
-            known[text] = array / (np.linalg.norm(array) or 1.0)
+            known[text] = unit(array)
         with self._lock:
             for text in wanted:
                 self._cache[text] = known[text]

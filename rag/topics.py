@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from rag.evidence import sentences_of
+from rag.evidence import sentences_of, unit
 from rag.label_subjects import Embed
 from rag.records import Group, Paper
 from rag.tagger import NOUN_TAGS, Tagger, make_tagger
@@ -129,37 +129,45 @@ class _Labeller:
     """Labels of the groups of one grouping: the corpus they stand out from, the tagger and
     embedding model that judge candidates, and the centre of all the papers grouped."""
 
-    def __init__(self, background: Counter[str], total: int, tag: Tagger | None, embed: Embed | None, centre: np.ndarray) -> None:
-        self.background, self.total, self.tag, self.embed = background, total, tag, embed
-        self.centre = _unit(centre)
+    def __init__(self, background: Counter[str], total: int, tagger: Tagger | None, embed: Embed | None, centre: np.ndarray) -> None:
+        self.background, self.total, self.tagger, self.embed = background, total, tagger, embed
+        self.all_centre = unit(centre)
 
-    def label(self, members: Sequence[Paper], centre: np.ndarray) -> str:
+    def label(self, members: Sequence[Paper], group_centre: np.ndarray) -> str:
         said = [_said(paper) for paper in members]
         inside: Counter[str] = Counter()
         for paper_said in said:
             inside.update(_words(paper_said))
+        candidates = self._shortlist(inside, len(members))
+        names: Callable[[str], bool] = _any_term  # without a tagger every candidate may label
+        if self.tagger is not None:
+            # As _words reads the papers, in English, which the tagger reads (abstracts before titles).
+            lines = (line for title, sentences in said for line in (*sentences, title) if line)
+            sentences = [text for text in map(readable, lines) if language_of(text) == "en"]
+            tag = lru_cache(maxsize=None)(self.tagger)  # a sentence using two candidates is tagged once
+            names = lru_cache(maxsize=None)(lambda term: _names_a_thing(term, sentences, tag))
+        if self.embed is not None and candidates:
+            rows = self.embed(candidates)
+            closer = rows @ unit(group_centre) - rows @ self.all_centre
+            candidates = [candidates[i] for i in np.argsort(-closer, kind="stable")]
+        # Tagged in rank order until the label is full (~2 s less for 12 topics than tagging all 30);
+        # a group none of whose candidates the tagger reads as a noun keeps its best words.
+        return _chosen(candidates, inside, names) or _chosen(candidates, inside, _any_term) or "miscellaneous"
+
+    def _shortlist(self, inside: Counter[str], size: int) -> list[str]:
+        """The CANDIDATES terms of a group of `size` papers with the highest class-based TF-IDF."""
         # Share of the group using the term over its share of the corpus (smoothed, as class-based
         # TF-IDF): distinctive terms score high; a term only one paper uses is that paper's, not the group's.
         # The share's square root, as BERTopic's reduce_frequent_words: a word a third of the group
         # uses ("quality", "structures") no longer outweighs a rarer one only this group uses.
-        minimum = 2 if len(members) >= 3 else 1
+        minimum = 2 if size >= 3 else 1
         idf = {term: math.log((self.total + 1) / (self.background.get(term, 0) + 1)) for term in inside}
-        scored = sorted((((count / len(members)) ** 0.5 * idf[term], term) for term, count in inside.items() if count >= minimum), reverse=True)
-        candidates = [term for _, term in scored[:CANDIDATES]]
-        names: Callable[[str], bool] = lambda term: True  # noqa: E731 - without a tagger every candidate may label
-        if (tagger := self.tag) is not None:
-            # As _words reads the papers, in English, which the tagger reads (abstracts before titles).
-            lines = (line for title, sentences in said for line in (*sentences, title) if line)
-            sentences = [text for text in map(readable, lines) if language_of(text) == "en"]
-            tag = lru_cache(maxsize=None)(tagger)  # a sentence using two candidates is tagged once
-            names = lru_cache(maxsize=None)(lambda term: _names_a_thing(term, sentences, tag))
-        if self.embed is not None and candidates:
-            rows = self.embed(candidates)
-            closer = rows @ _unit(centre) - rows @ self.centre
-            candidates = [candidates[i] for i in np.argsort(-closer, kind="stable")]
-        # Tagged in rank order until the label is full (~2 s less for 12 topics than tagging all 30);
-        # a group none of whose candidates the tagger reads as a noun keeps its best words.
-        return _chosen(candidates, inside, names) or _chosen(candidates, inside, lambda term: True) or "miscellaneous"
+        scored = sorted((((count / size) ** 0.5 * idf[term], term) for term, count in inside.items() if count >= minimum), reverse=True)
+        return [term for _, term in scored[:CANDIDATES]]
+
+
+def _any_term(term: str) -> bool:
+    return True
 
 
 def _names_a_thing(term: str, sentences: Sequence[str], tag: Tagger) -> bool:
@@ -192,9 +200,11 @@ def _names_a_thing(term: str, sentences: Sequence[str], tag: Tagger) -> bool:
     uses = (lower + capitalised)[:TAGGED_USES]
     if sum(last_tag in NOUN_TAGS for last_tag, _ in uses) * 2 <= len(uses):
         return False
-    # A content word after most uses, always the same one: "networks" after "graph neural", "answering" after "visual question".
+    if " " not in term:
+        return True
+    # One content word after more than half its uses: "networks" after "graph neural", "answering" after "visual question".
     then = Counter(word for _, word in uses if word.isalpha() and word not in STOPWORDS)
-    return " " not in term or not then or then.most_common(1)[0][1] * 2 <= len(uses)
+    return not then or then.most_common(1)[0][1] * 2 <= len(uses)
 
 
 def _chosen(candidates: Sequence[str], inside: Counter[str], names: Callable[[str], bool]) -> str:
@@ -217,10 +227,6 @@ def _chosen(candidates: Sequence[str], inside: Counter[str], names: Callable[[st
     return ", ".join(chosen)
 
 
-def _unit(vector: np.ndarray) -> np.ndarray:
-    return vector / (np.linalg.norm(vector) or 1.0)
-
-
 def _one_idea(first: str, second: str) -> bool:
     """Whether two label terms say one idea: a content word in common, singular and cut to
     SHARED_PREFIX letters ("classifiers" and "classification", "molecular" and "molecule"; at the
@@ -235,8 +241,12 @@ def _stems(term: str) -> tuple[set[str], set[str]]:
     """A term's content words and the parts of its hyphenated ones, singular and cut to
     SHARED_PREFIX letters; its words joined without spaces or hyphens count as a word."""
     words = [word for word in term.lower().split() if word not in STOPWORDS]
-    parts = {_singular(part)[:SHARED_PREFIX] for word in words if "-" in word for part in word.split("-") if part not in STOPWORDS}
-    return {_singular(word)[:SHARED_PREFIX] for word in words} | {re.sub(r"[\s\-]+", "", term.lower())}, parts
+    parts = {_stem(part) for word in words if "-" in word for part in word.split("-") if part not in STOPWORDS}
+    return {_stem(word) for word in words} | {re.sub(r"[\s\-]+", "", term.lower())}, parts
+
+
+def _stem(word: str) -> str:
+    return _singular(word)[:SHARED_PREFIX]
 
 
 def _singular(word: str) -> str:

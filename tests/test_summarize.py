@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,6 +15,7 @@ import pytest
 from rag.api import Paperchat
 from rag.calibration import MINILM
 from rag.evidence import contribution_sentence
+from rag.label_subjects import Embed
 from rag.records import Answer, Hit, Paper
 from rag.summarize import summary_line
 from rag.text import split_sentences
@@ -121,14 +122,26 @@ def test_a_group_label_takes_no_words_from_an_instruction_planted_in_its_papers(
     assert "graphs" in label and not re.search(r"(?i)instructions|previous|pwned|disregard|rules", label), label
 
 
+KERNELS = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
+
+
+def label_terms(papers: Sequence[Paper], others: Sequence[Paper] = KERNELS, embed: Embed | None = None) -> list[str]:
+    """The label terms of the group of papers[0], grouped apart from `others` (3 papers on image kernels)."""
+    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
+    return next(g.label for g in group([*papers, *others], vectors, embed=embed) if papers[0].paper_id in g.paper_ids).split(", ")
+
+
+def near_group(is_near: Callable[[str], bool]) -> Embed:
+    """An embedding putting the texts `is_near` picks on the group's side, the rest between both groups."""
+    return lambda texts: np.asarray([[1.0, 0.0] if is_near(t) else [0.6, 0.8] for t in texts], dtype=np.float32)
+
+
 def test_a_group_label_names_a_phrase_its_papers_use_and_no_filler() -> None:
     """"reinforcement learning", not "reinforcement", when the group says it so; words that say how
     a sentence goes ("furthermore", "best") are no label."""
     rl = "Furthermore, reinforcement learning with sparse rewards is the best fit; reinforcement learning needs exploration."
     papers = [Paper(f"p{i}", f"{rl} Variant {i}.", "t", True) for i in range(3)]
-    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
-    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
-    label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
+    label = label_terms(papers)
     assert "reinforcement learning" in label and "reinforcement" not in label, label
     assert not {"furthermore", "best"} & set(label), label
 
@@ -143,9 +156,7 @@ def test_a_group_label_names_things_not_qualities_or_actions() -> None:
         "Tractable bandits meet graph neural networks. The theoretical view of visual question answering.",
     ]
     papers = [Paper(f"p{i}", text, "t", True) for i, text in enumerate(texts)]
-    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
-    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
-    label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
+    label = label_terms(papers)
     assert not {"tractable", "theoretical", "graph neural", "visual question"} & set(label), label
     assert "bandits" in label, label
 
@@ -156,7 +167,6 @@ def test_label_terms_are_ranked_by_closeness_to_their_group_rather_than_to_every
     text = "We use datasets with bandits, regret and exploration. More datasets, bandits, regret and exploration."
     papers = [Paper(f"p{i}", f"{text} Case {i}.", "t", True) for i in range(3)]
     others = [Paper(f"q{i}", f"We study datasets of images with convolution kernels. Case {i}.", "t", True) for i in range(3)]
-    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
     # "datasets" is nearer the group's centre than "exploration" is, but nearer still to all papers'.
     towards = {"bandits": [1.0, 0.0], "regret": [0.9, 0.1], "exploration": [0.6, -0.8], "datasets": [0.8, 0.6]}
 
@@ -164,33 +174,21 @@ def test_label_terms_are_ranked_by_closeness_to_their_group_rather_than_to_every
         rows = np.asarray([towards.get(t, [0.5, 0.5]) for t in texts], dtype=np.float32)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
-    label = next(g.label for g in group(papers + others, vectors, embed=embed) if "p0" in g.paper_ids)
+    label = ", ".join(label_terms(papers, others, embed))
     assert label == "exploration, bandits, regret", label
 
 
 def test_a_group_label_spends_no_two_terms_on_one_phrase_spelled_two_ways() -> None:
     text = "We propose flow matching for molecules. We call it flow-matching, with a velocity field."
     papers = [Paper(f"p{i}", f"{text} Case {i}.", "t", True) for i in range(3)]
-    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
-    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
-
-    def embed(texts: Sequence[str]) -> np.ndarray:  # both spellings nearest the group
-        return np.asarray([[1.0, 0.0] if t.startswith("flow") else [0.6, 0.8] for t in texts], dtype=np.float32)
-
-    label = next(g.label for g in group(papers + others, vectors, embed=embed) if "p0" in g.paper_ids).split(", ")
+    label = label_terms(papers, embed=near_group(lambda t: t.startswith("flow")))
     assert len([t for t in label if t.startswith("flow")]) == 1 and len(label) == 3, label
 
 
 def test_a_group_label_keeps_two_ideas_that_share_a_part_of_a_hyphenated_word() -> None:
     text = "Zero-shot transfer and few-shot adaptation of policies. Zero-shot transfer, few-shot adaptation."
     papers = [Paper(f"p{i}", f"{text} Case {i}.", "t", True) for i in range(3)]
-    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
-    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
-
-    def embed(texts: Sequence[str]) -> np.ndarray:
-        return np.asarray([[1.0, 0.0] if t.endswith("-shot") else [0.6, 0.8] for t in texts], dtype=np.float32)
-
-    label = next(g.label for g in group(papers + others, vectors, embed=embed) if "p0" in g.paper_ids).split(", ")
+    label = label_terms(papers, embed=near_group(lambda t: t.endswith("-shot")))
     assert any(t.startswith("zero-shot") for t in label) and any(t.startswith("few-shot") for t in label), label
 
 
@@ -200,29 +198,20 @@ def test_a_title_cased_word_from_titles_is_no_name_that_skips_the_tagger() -> No
     heads = ["Bandits", "Regret", "Exploration"]
     papers = [Paper(f"p{i}", f"A {i} fine-grained {h.lower()} analysis of bandits with regret.", f"Fine-Grained {h}", False) for i, h in enumerate(heads)]
     others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "Kernels", False) for i in range(3)]
-    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
-    label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
+    label = label_terms(papers, others)
     assert not {"Fine-Grained", "fine-grained"} & set(label), label
 
 
 def test_a_group_whose_shared_words_name_nothing_keeps_its_best_words() -> None:
     papers = [Paper(f"p{i}", f"Tractable and scalable, yet tractable; {i} scalable.", "t", True) for i in range(3)]
-    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
-    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
-    label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
+    label = label_terms(papers)
     assert {"tractable", "scalable"} <= set(label), label
 
 
 def test_a_word_and_a_hyphenated_word_made_of_it_are_one_idea_in_a_label() -> None:
     text = "We study multi-agent systems where each agent plans; multi-agent systems grow agent by agent, with tools."
     papers = [Paper(f"p{i}", f"{text} Case {i}.", "t", True) for i in range(3)]
-    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "t", True) for i in range(3)]
-    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
-
-    def embed(texts: Sequence[str]) -> np.ndarray:  # both nearest the group
-        return np.asarray([[1.0, 0.0] if "agent" in t else [0.6, 0.8] for t in texts], dtype=np.float32)
-
-    label = next(g.label for g in group(papers + others, vectors, embed=embed) if "p0" in g.paper_ids).split(", ")
+    label = label_terms(papers, embed=near_group(lambda t: "agent" in t))
     assert len([t for t in label if "agent" in t]) == 1 and len(label) == 3, label
 
 
@@ -231,8 +220,7 @@ def test_a_group_label_spends_no_two_terms_on_one_word_in_two_forms() -> None:
     text = "Classifiers for molecular graphs. Classification of each molecule and its kernels."
     papers = [Paper(f"p{i}", f"{text} Case {i}.", "t", True) for i in range(3)]
     others = [Paper(f"q{i}", "We study image segmentation with convolution filters.", "t", True) for i in range(3)]
-    vectors = {p.paper_id: [1.0, 0.0] for p in papers} | {p.paper_id: [0.0, 1.0] for p in others}
-    label = next(g.label for g in group(papers + others, vectors) if "p0" in g.paper_ids).split(", ")
+    label = label_terms(papers, others)
     assert len([t for t in label if t.lower().startswith("classi")]) <= 1, label
     assert len([t for t in label if t.lower().startswith("molecul")]) <= 1, label
     assert len(label) == 3, label
