@@ -172,7 +172,7 @@ def _any_term(term: str) -> bool:
 
 def _names_a_thing(term: str, sentences: Sequence[str], tag: Tagger) -> bool:
     """Whether a label candidate names a thing where the group's papers use it (the majority of its
-    first TAGGED_USES uses, written in lower case where there are so many: "Visual" in a method's
+    first TAGGED_USES uses, those written in lower case if there are any: "Visual" in a method's
     capitalised name is tagged a proper noun): a noun, or a phrase that ends on one and is not most
     often the start of one longer phrase ("graph neural" of "graph neural networks"). A name or
     acronym always names a thing. A single word may modify another ("reasoning tasks", "diffusion
@@ -197,7 +197,8 @@ def _names_a_thing(term: str, sentences: Sequence[str], tag: Tagger) -> bool:
         # Enough lower-case uses, or a term always capitalised ("Gaussian Splatting") read in a few.
         if len(lower) == TAGGED_USES or len(lower) + len(capitalised) == SCANNED_USES:
             break
-    uses = (lower + capitalised)[:TAGGED_USES]
+    # Capitalised uses only when there are no others: "Massive" in a title is tagged a proper noun.
+    uses = lower or capitalised[:TAGGED_USES]
     if sum(last_tag in NOUN_TAGS for last_tag, _ in uses) * 2 <= len(uses):
         return False
     if " " not in term:

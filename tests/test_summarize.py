@@ -202,6 +202,17 @@ def test_a_title_cased_word_from_titles_is_no_name_that_skips_the_tagger() -> No
     assert not {"Fine-Grained", "fine-grained"} & set(label), label
 
 
+def test_a_word_said_in_lower_case_is_judged_there_not_in_titles() -> None:
+    """"Massive" heads three titles, where the tagger reads a proper noun; the one abstract that writes
+    "massive" shows the adjective it is."""
+    heads = ["Editing", "Updates", "Rewrites"]
+    papers = [Paper(f"p{i}", f"We edit facts {i} in LLMs with locality.", f"Massive {h} of Facts in LLMs", False) for i, h in enumerate(heads)]
+    papers[0] = replace(papers[0], abstract="We study massive knowledge edits of facts in LLMs with locality.")
+    others = [Paper(f"q{i}", "We study image classification with convolution kernels.", "Kernels", False) for i in range(3)]
+    label = label_terms(papers, others, near_group(lambda t: t.lower() == "massive"))
+    assert "massive" not in {t.lower() for t in label}, label
+
+
 def test_a_group_whose_shared_words_name_nothing_keeps_its_best_words() -> None:
     papers = [Paper(f"p{i}", f"Tractable and scalable, yet tractable; {i} scalable.", "t", True) for i in range(3)]
     label = label_terms(papers)
