@@ -31,7 +31,6 @@ from rag.language import question_language
 from rag.records import Answer, AnswerEvent, Evidence, Hit, Paper, Source
 from rag.summarize import theme_summary_events
 from rag.text import citations, cite, key_terms, names, plain
-from rag.theme_examples import theme_examples
 from rag.theme_request import CORPUS_QUESTION, sole_theme
 from rag.verify import Draft, Verifier, draft_messages, translation
 
@@ -109,7 +108,7 @@ def _answer(
     if not relevant and not pinned and about_corpus and (theme := sole_theme(asked)):
         # Nothing answers it as a question about one paper; maybe it asks about the corpus in
         # other words ("What problem do most papers about 3D reconstruction try to solve?").
-        *events, final = theme_summary_events(request, theme, ctx, timings, theme_examples(asked, theme))
+        *events, final = theme_summary_events(request, theme, ctx, timings, asked)
         if final.answer is not None and not final.answer.abstained:
             yield from events
             notes = [prompts.say("AS_CORPUS_QUESTION", language, theme=theme), *notes, *final.answer.notes]

@@ -50,6 +50,9 @@ SUMMARY_PINNED = "The {papers} you referred to, in {groups} by their content:"
 SUMMARY_FILTERED = "The {papers}, in {groups} by their content:"
 # The theme of SUMMARY_COUNT when papers about the examples the request gave are in too.
 THEME_WITH_EXAMPLES = "{theme} or the examples asked about ({examples})"
+# What a request left out ("..., not the GPU kernel ones"), under SUMMARY_COUNT.
+LEFT_OUT = "Left out as asked: {left}."
+LEFT_OUT_TERM = "{papers} about {term}"
 AS_CORPUS_QUESTION = "No single paper answers this, so it is answered as a question about the corpus: the papers about “{theme}”."
 OVERVIEW_COUNT = "The corpus holds {papers:,} papers; grouped by their content, its {groups} topics are (size, representative papers):"
 SUMMARY_USER = (
@@ -251,6 +254,8 @@ ZH: dict[str, str] = {
     "SUMMARY_PINNED": "你提到的 {papers}，按内容分为 {groups}：",
     "SUMMARY_FILTERED": "筛选出的 {papers}，按内容分为 {groups}：",
     "THEME_WITH_EXAMPLES": "{theme}或所问的例子（{examples}）",
+    "LEFT_OUT": "已按要求排除：{left}。",
+    "LEFT_OUT_TERM": "关于“{term}”的 {papers}",
     "OVERVIEW_COUNT": "语料库共有 {papers:,} 篇论文，按内容可分为 {groups} 个主题（括号内为篇数，其后为代表论文）：",
     "BACKEND_FAILED": "语言模型后端出错（{failure}）；{instead}。",
     "ANSWER_INSTEAD": "本回答直接由摘要原句组成",

@@ -24,8 +24,9 @@ from rag.retrieval import filter_papers
 from rag.routing import Mode
 from rag.text import CJK, cite, says_phrase
 from rag.theme_examples import theme_examples
+from rag.theme_exclusions import exclusions
 from rag.theme_request import theme_of
-from rag.themes import about_theme_by, examples_adding, kept_in_order
+from rag.themes import about_theme_by, examples_adding, kept_in_order, left_out
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages
 
@@ -55,15 +56,16 @@ def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
     elif not theme:
         yield from _corpus_overview(request, papers, ctx, timings)
     else:
-        yield from theme_summary_events(request, theme, ctx, timings, theme_examples(asked, theme))
+        yield from theme_summary_events(request, theme, ctx, timings, asked)
 
 
-def theme_summary_events(
-    request: Request, theme: str, ctx: Context, timings: dict[str, float] | None = None, examples: Sequence[str] = ()
-) -> Iterator[AnswerEvent]:
+def theme_summary_events(request: Request, theme: str, ctx: Context, timings: dict[str, float] | None = None, asked: str = "") -> Iterator[AnswerEvent]:
     """Every paper about `theme` (not a fixed top k), grouped and cited; an abstention when none is.
-    `examples`: terms the request gives as examples of it; their papers are found and included too."""
+    `asked`: the request `theme` was read from; the papers of the examples it gives of the theme
+    (rag/theme_examples.py) are found and included too, those of what it leaves out
+    (rag/theme_exclusions.py) are not."""
     timings = dict(timings or {})
+    examples = theme_examples(asked, theme) if asked else []
     # A theme asked in Chinese is gathered by the English phrase of the corpus it names ("机器遗忘" →
     # "machine unlearning"): which papers are about a theme is decided by their English words.
     # A short English phrase can read as another language to the detector ("multi-objective
@@ -76,22 +78,27 @@ def theme_summary_events(
     hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
     shown = theme if english == theme else f"{theme}（{english}）" if language == "zh" else f"{theme} ({english})"
-    yield from _theme_summary(request, english, hits, None, ctx, timings, shown, examples)
+    excluded = exclusions(asked) if asked and not CJK.search(asked) else []
+    yield from _theme_summary(request, english, hits, None, ctx, timings, shown, examples, excluded)
 
 
 def _theme_summary(
     request: Request, theme: str, hits: Sequence[Hit], head: str | None, ctx: Context, timings: dict[str, float], shown: str = "",
-    examples: Sequence[str] = (),
+    examples: Sequence[str] = (), excluded: Sequence[str] = (),
 ) -> Iterator[AnswerEvent]:
     """`head` (a message of rag/prompts.py): `hits` are papers the request refers to (or its filter
     keeps), all of them in, counted with this line; None: the candidates of a theme, kept when they are about it.
-    `shown`: the theme as the answer names it, when not `theme` itself (the words asked, with the English searched)."""
+    `shown`: the theme as the answer names it, when not `theme` itself (the words asked, with the English searched).
+    `examples`, `excluded`: terms whose papers are in as well, and terms whose papers are left out."""
     pinned = head is not None
     question, corpus, cal = request.question, ctx.corpus, ctx.calibration
     language = question_language(question)
     papers = corpus.papers_by_id()
     found = {} if pinned else about_theme_by(theme, hits, corpus.document_frequency(), len(papers), cal, examples)
     relevant = list(hits) if pinned else kept_in_order(hits, found)
+    dropped_by = left_out(excluded, relevant, corpus.document_frequency(), cal)
+    dropped_ids = {h.paper.paper_id for each in dropped_by.values() for h in each}
+    relevant = [h for h in relevant if h.paper.paper_id not in dropped_ids]
     # Papers in only by an example the request gave: the count's line says so, naming those examples.
     if used := examples_adding(found):
         shown = prompts.say("THEME_WITH_EXAMPLES", language, theme=shown or theme, examples=", ".join(used))
@@ -114,6 +121,9 @@ def _theme_summary(
     are = prompts.say("COUNT_VERB_AT_LEAST" if full else "COUNT_VERB_ONE" if grouped == 1 else "COUNT_VERB", language)
     in_groups = prompts.say("GROUPS_ONE" if len(groups) == 1 else "GROUPS", language, count=len(groups))
     lines = [prompts.say(head or "SUMMARY_COUNT", language, papers=called, are=are, theme=shown or theme, groups=in_groups)]
+    if dropped_by:
+        left = [prompts.say("LEFT_OUT_TERM", language, papers=_papers(len(each), language), term=term) for term, each in dropped_by.items()]
+        lines.append(prompts.say("LEFT_OUT", language, left=prompts.say("LIST_SEPARATOR", language).join(left)))
     for g in groups:
         lines.append("\n" + prompts.say("GROUP_HEAD", language, label=g.label, size=_papers(g.size, language)))
         for paper_id in g.paper_ids:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from rag.text import says_phrase, strip_citations
+from rag.theme_exclusions import without_exclusions
 
 # theme_request's reading of a request: its clauses, frame vocabulary and asides, shared rather
 # than read again a second way.
@@ -33,12 +34,6 @@ _EXAMPLE_BREAK = re.compile(r"\s*(?:[,;/]|\band\b|\bor\b|\betc\b\.?)\s*", re.I)
 # about the asker still gives examples.
 _INTEREST_WORDS = frozenset("interested mainly mostly particularly care mean count counts included welcome focus fine ok okay".split())
 _EXAMPLE_FRAMES = FRAME_WORDS | CONNECTORS | _INTEREST_WORDS
-# What a request leaves out, from the word on: "not one-off forecasting architectures", "anything
-# except TTS", "don't include GANs". (Not entailment.NEGATION: its cues, "avoids", "lacks", "fails",
-# describe what a method does.)
-_EXCLUDED = re.compile(
-    r"(?:\bbut\s+)?\b(?:not|no|except|excluding|exclude|without|don't|don’t|skip|ignore|leave\s+out|other\s+than)\b.*$|^.*\bout\s+of\s+scope\b.*$", re.I
-)
 # Words with which a clause speaks of the answer or to the assistant ("Keep it short", "Group them
 # by method", "Thank you"), not of the theme.
 _ADDRESS_WORDS = frozenset("it them they you me us ones".split())
@@ -55,7 +50,7 @@ def theme_examples(question: str, theme: str | None = None) -> list[str]:
     request in Chinese, whose clauses qualify its theme."""
     if _CJK.search(question):
         return []
-    question = strip_citations(question)
+    question = without_exclusions(strip_citations(question))
     theme = theme_of(question) if theme is None else theme
     # theme_head's asides, but a relative clause qualifies the theme ("models that reason") and a
     # bracket that goes on with "and" adds to the word before it ("LLMs (and MLLMs)").
@@ -68,7 +63,7 @@ def theme_examples(question: str, theme: str | None = None) -> list[str]:
     examples: list[str] = []
     for piece in pieces:
         piece = _EXAMPLE_OPENER.sub(" , ", re.sub(r"[()（）]", " , ", piece))
-        for item in _EXAMPLE_BREAK.split(_FRAME_PHRASES.sub(" , ", _EXCLUDED.sub("", piece))):
+        for item in _EXAMPLE_BREAK.split(_FRAME_PHRASES.sub(" , ", piece)):
             words = [w for w in _TOKEN.findall(item) if w[0].isalnum()]
             # The item without the frame around it ("mainly interested in X", "X, that sort of
             # thing"); the words inside stay ("attention over edges").

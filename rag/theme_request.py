@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 
 from rag.text import is_coined, strip_citations
+from rag.theme_exclusions import without_exclusions
 
 # "有哪些关于 X 的", "有什么新的": how a Chinese request for papers or research begins (rag/routing.py too).
 ASKS_ABOUT_ZH = r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?"
@@ -266,17 +267,22 @@ _FACT_ASKED = re.compile(r"^\W*(?:who|when|what\s+year|which\s+(?:paper|one|meth
 _PAPER_FACTS = frozenset({"findings", "contributions", "proposed", "published", "done", "found"})
 
 
+def _asked(request: str) -> str:
+    """A request as its theme is read: without citation marks, nor what it leaves out."""
+    return without_exclusions(strip_citations(request))
+
+
 def asks_for_overview(request: str) -> bool:
     """Whether a request names one theme and, besides, only asks what the papers on it say or what
     is new in it. A second span of content ("What does the LoRA paper report on GLUE?", "How does
     FlashAttention reduce memory?") makes it a question, not a request for an overview."""
     # The theme is read in its own clause ("image restoration papers? deblurring, deraining, ..."), the
     # overview words in the whole request ("Causal discovery — which papers should I read?").
-    reading = _read(theme_clause(strip_citations(request)))
+    reading = _read(theme_clause(_asked(request)))
     runs = [run for run in reading.runs if run[0] >= 1]
     if len(runs) != 1 or _asked_to_act(reading, runs[0]) or _FACT_ASKED.search(request):
         return False
-    words = {token.lower() for _, _, token in _read(strip_citations(request)).tokens} & _OVERVIEW_WORDS
+    words = {token.lower() for _, _, token in _read(_asked(request)).tokens} & _OVERVIEW_WORDS
     _, start, end = runs[0]
     if end - start == 1 and is_coined(reading.tokens[start][2]) and words <= _PAPER_FACTS:
         return False  # "What are the key findings of FlashWorld?": one paper's findings
@@ -326,7 +332,7 @@ def sole_theme(question: str) -> str:
     a sequence: a question, not a theme)."""
     if CORPUS_QUESTION.search(question):
         return theme_of(question)
-    runs = [run for run in _read(strip_citations(question)).runs if run[0] >= 1]
+    runs = [run for run in _read(_asked(question)).runs if run[0] >= 1]
     return theme_of(question) if len(runs) == 1 else ""
 
 
@@ -334,6 +340,7 @@ def theme_of(question: str) -> str:
     """What a summary request is about ("" for the whole corpus)."""
     if _WHOLE_CORPUS.search(question):
         return ""
+    question = without_exclusions(question)
     if _CJK_CLAUSES.search(question):
         # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型
         # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A question

@@ -294,6 +294,18 @@ def about_example(
     return [h for h in hits if is_about(h.paper, terms, True, cal) and (not theme_core or mentioned(theme_core, _text(h)))]
 
 
+def left_out(excluded: Sequence[str], hits: Sequence[Hit], document_frequency: Mapping[str, int], cal: Calibration = MINILM) -> dict[str, list[Hit]]:
+    """The hits about each term a request leaves out (rag/theme_exclusions.exclusions: "GPU kernel"
+    of "kernel methods papers, not the GPU kernel ones"), read as an example is: the title or
+    sentences use all of its words together. Unlike an example, a term of common words counts
+    ("not the LLM ones"): the asker named what to leave out."""
+    found: dict[str, list[Hit]] = {}
+    for term in excluded:
+        if terms := {t for t in key_terms(term) if document_frequency.get(t, 0) > 0}:
+            found[term] = [h for h in hits if is_about(h.paper, terms, True, cal)]
+    return found
+
+
 def _about_one(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration) -> list[Hit]:
     core, together = core_terms(theme, document_frequency, papers, cal)
     # The theme as one term when its words are common ("reward models"), or when its core word

@@ -481,6 +481,26 @@ def test_a_summary_includes_papers_on_the_examples_asked_about_and_says_so(tmp_p
     assert answer.text.splitlines()[0].startswith("3 papers in the corpus are about audio generation or the examples asked about (TTS)")
 
 
+def test_a_summary_leaves_out_the_papers_the_request_excludes_and_says_so(tmp_path: Path) -> None:
+    """"kernel methods papers, not the GPU kernel ones": the theme is "kernel methods", never the
+    left-out span, and the papers about GPU kernels are counted apart, not summarised."""
+    theory = "We study kernel methods in the kernel regime. Kernel methods with random features match the neural tangent kernel."
+    gpu = "We write a fused GPU kernel for attention. Our GPU kernel is tuned per device; the kernel methods literature is unrelated."
+    records = [
+        {"title": "Kernel methods beyond the lazy regime", "abstract": theory},
+        {"title": "Spectral bias of kernel methods", "abstract": f"{theory} Kernel ridge regression learns low frequencies first."},
+        {"title": "A faster GPU kernel for attention", "abstract": gpu},
+        {"title": "Graph neural networks for molecules", "abstract": "We predict molecular properties with message passing on graphs."},
+    ]
+    api = indexed(tmp_path, records)
+    everything = api.ask("Summarize the papers about kernel methods and GPU kernels", mode="summarize")
+    assert records[2]["title"] in titles(everything)  # without the leave-out the GPU paper is in
+    answer = api.ask("Summarise the kernel methods papers, not the GPU kernel ones.", mode="summarize")
+    assert answer.query == "kernel methods"
+    assert titles(answer) == {r["title"] for r in records[:2]}
+    assert answer.text.splitlines()[1] == "Left out as asked: 1 paper about GPU kernel."
+
+
 @pytest.mark.parametrize(
     ("title", "generated", "name"),
     [

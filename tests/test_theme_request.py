@@ -143,3 +143,31 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
     # A method, a structure and a sequence: a question with nothing in the corpus to answer it,
     # not a theme to summarise (an answer abstains instead of summarising "protein's 3D structure").
     assert sole_theme("How does AlphaFold2 predict a protein's 3D structure from its amino-acid sequence?") == ""
+
+
+@pytest.mark.parametrize(
+    ("request_", "kept", "left_out"),
+    [
+        ("Summarise the kernel methods papers (NTK analyses), not the GPU kernel ones.", "Summarise the kernel methods papers (NTK analyses).", ["GPU kernel"]),
+        ("Summarise the papers on circuits? Leave out the sparse autoencoder work.", "Summarise the papers on circuits?", ["sparse autoencoder"]),
+        ("Bayesian inference work? Please skip Bayesian optimization.", "Bayesian inference work?", ["Bayesian optimization"]),
+        ("test-time adaptation (not test-time scaling of LLM reasoning).", "test-time adaptation.", ["test-time scaling of LLM reasoning"]),
+        ("Summarize audio generation papers. Not interested in music or TTS.", "Summarize audio generation papers.", ["music", "TTS"]),
+        ("all unlearning papers except the diffusion ones", "all unlearning papers", ["diffusion"]),
+        ("I'm not interested in LLMs, just vision papers on pruning", "just vision papers on pruning", ["LLMs"]),
+        # Inside a clause "not" and "no" describe the theme; "not only" and "no-regret" leave nothing out.
+        ("methods that do not need labels", "methods that do not need labels", []),
+        ("papers that are not only fast but accurate", "papers that are not only fast but accurate", []),
+        ("no-regret learning papers", "no-regret learning papers", []),
+    ],
+)
+def test_what_a_request_leaves_out_is_read_off_it(request_: str, kept: str, left_out: list[str]) -> None:
+    from rag.theme_exclusions import exclusions, without_exclusions
+
+    assert without_exclusions(request_) == kept and exclusions(request_) == left_out
+
+
+def test_what_a_request_leaves_out_is_never_its_theme() -> None:
+    assert theme_of("Summarise the kernel methods papers (NTK analyses), not the GPU kernel ones.") == "kernel methods"
+    assert theme_of("What's new in prompt tuning, not automatic optimisation of text prompts?") == "prompt tuning"
+    assert theme_examples("Summarise the research on audio generation (TTS, but not music)") == ["TTS"]

@@ -1,0 +1,71 @@
+"""What a request leaves out of its theme ("Summarise the kernel methods papers, not the GPU kernel
+ones", "Please skip Bayesian optimization"): the spans it excludes, read off before its theme is
+(rag/theme_request.py) and its examples are (rag/theme_examples.py), and the terms they name, whose
+papers a summary then leaves out (rag/themes.left_out).
+
+Why by hand: a leave-out is a cue from a short closed list ("not", "except", "skip", "leave out",
+"other than") and the words after it up to the end of their clause; a parser would add a model for
+what a pattern reads as well here. The cue "not" and the imperatives count only where a clause
+starts ("..., not X", "(not X)", "Leave out X"): inside a clause they describe the theme ("methods
+that do not need labels").
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words before a cue that still start its clause: "but not X", "and please skip X", "I'm not
+# interested in X".
+_LEAD = r"(?:(?:but|and|though|just|please|also|I|we|I'm|I’m|I\s+am|we're|we’re|we\s+are|really)\s+)*"
+# "not" that reads as a leave-out: not "not only ... but", "not sure", "not yet".
+_NOT = r"not(?!\s+(?:only|just|necessarily|sure|yet|so|too|much|all|always|even|quite|exactly|least|limited|restricted)\b)"
+# "no X": not "no-regret", "no longer", "no matter".
+_NO = r"no(?![\w-])(?!\s+(?:longer|more|matter|doubt|idea)\b)"
+_AT_CLAUSE_START = (
+    rf"{_NOT}|{_NO}|skip(?:ping)?|ignor(?:e|ing)|leav(?:e|ing)\s+out|exclud(?:e|ing)"
+    r"|(?:do\s+not|don't|don’t)\s+(?:include|want|need|care\s+about|mean|count)"
+)
+# Cues that exclude wherever they stand: "all unlearning papers except the diffusion ones".
+_ANYWHERE = r"except(?:\s+for)?|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than"
+# A leave-out's words run to the end of their clause (a comma too: "Not RAG pipelines, the
+# retrievers themselves" goes on about the theme).
+_SPAN = r"(?P<left>(?:(?!\s[-–]\s)[^,;:.?!()（）—])*)"
+EXCLUDED = re.compile(
+    rf"(?:(?:^|(?<=[,;:(（—–.?!]))\s*{_LEAD}(?:{_AT_CLAUSE_START})|\b(?:{_ANYWHERE}))(?![\w-])\s*{_SPAN}",
+    re.I,
+)
+# What frames a left-out term rather than names it: "the GPU kernel ones", "the sparse
+# autoencoder work", "interested in music".
+_FRAMES = frozenset(
+    """
+    the a an any anything all of in on about for with to from by ones one themselves itself stuff kind kinds sort type types
+    work works paper papers research studies study interested looking care include including count counting things thing
+    based related style side please yet either that those these this them it
+    """.split()
+)
+_ITEM_BREAK = re.compile(r"\s*(?:/|\bor\b|\band\b|\bnor\b|&)\s*", re.I)
+_WORD = re.compile(r"\w(?:[\w'’+.-]*\w)?")
+
+
+def without_exclusions(request: str) -> str:
+    """The request without what it leaves out ("Summarise the kernel methods papers (NTK), not the
+    GPU kernel ones." → "Summarise the kernel methods papers (NTK)."); a bracket left empty goes
+    too."""
+    kept = re.sub(r"[(（]\s*[)）]", " ", EXCLUDED.sub(" ", request))
+    # The punctuation that ended the span's clause stays unless another mark already ends it there.
+    kept = re.sub(r"\s+(?=[,.;:?!)])", "", kept)
+    kept = re.sub(r",+(?=[.;:?!])|(?<=[.;:?!])[,.;:]+", "", kept)
+    return " ".join(kept.split()).strip(",;: ")
+
+
+def exclusions(request: str) -> list[str]:
+    """The terms a request leaves out, each without its frame: "GPU kernel" of "not the GPU kernel
+    ones", "music" and "TTS" of "Not interested in music or TTS"."""
+    terms: list[str] = []
+    for match in EXCLUDED.finditer(request):
+        for item in _ITEM_BREAK.split(match.group("left")):
+            words = _WORD.findall(item)
+            kept = [i for i, w in enumerate(words) if w.lower() not in _FRAMES]
+            if kept:
+                terms.append(" ".join(words[kept[0] : kept[-1] + 1]))
+    return list(dict.fromkeys(terms))
