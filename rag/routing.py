@@ -19,8 +19,9 @@ import re
 from enum import StrEnum
 
 from rag.errors import PaperchatError
+from rag.overview_request import asks_for_overview
 from rag.quantities import Quantity, quantity_asked
-from rag.theme_request import ASKS_ABOUT_ZH, CORPUS_QUESTION, SUMMARY_VERBS_ZH, asks_for_overview
+from rag.theme_request import ASKS_ABOUT_ZH, CORPUS_QUESTION, SUMMARY_VERBS_ZH
 
 
 class Mode(StrEnum):

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 from itertools import takewhile
 
-from rag.text import is_coined, strip_citations
+from rag.tagger import make_tagger
+from rag.text import strip_citations
 from rag.theme_exclusions import without_exclusions
 
 # "有哪些关于 X 的", "有什么新的": how a Chinese request for papers or research begins (rag/routing.py too).
@@ -102,8 +103,11 @@ _LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9f
 # An aside after the theme: its examples or another name ("X (e.g. A, B)", "X, such as Y", "X /
 # Y"). Kept with the theme for the search; theme_head takes it off for membership.
 _ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially"
-# (An aside in words stops before a bracket, which is an aside of its own.)
-_ASIDE = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS}|/)|,\s+like)\s[^,;:?!—。，？！(（]*", re.I)
+# (An aside in words stops before a bracket, which is an aside of its own; one that gives examples
+# runs on over their commas, "protein design, i.e. inverse folding, binder and antibody design".)
+_ASIDE = re.compile(
+    rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS})|,\s+like)\s[^;:?!—。？！(（]*|\s+/\s[^,;:?!—。，？！(（]*", re.I
+)
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
 _RUN_ENDS = FRAME_WORDS | CONNECTORS  # what ends a run of a theme's words, looking back
 _CLAUSE_ENDS = frozenset(",.;:?!—。，？！")
@@ -112,10 +116,11 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _weight(token: str) -> float:
-    """What a word adds to its run's claim to be the theme: Chinese by its characters."""
+    """What a word adds to its run's claim to be the theme: Chinese by its characters; nothing for a
+    word that joins others ("LLMs and speech models" names two things, not three)."""
     if _CJK.search(token):
         return len(token) / 2
-    return 0.0 if token.lower() in _WEAK_WORDS else 1.0
+    return 0.0 if token.lower() in _WEAK_WORDS or token.lower() in CONNECTORS else 1.0
 
 
 @dataclass(frozen=True)
@@ -203,11 +208,13 @@ def theme_clause(request: str) -> str:
     restoration papers? deblurring, deraining, ..."; "Can you summarise the continual learning papers?
     Mainly interested in ...") or names a topic and nothing else, as a heading ("efficient reasoning for
     LLMs: what have people done about overthinking ..."); the clauses after it give examples or
-    qualify it; a clause about the asker that does not ask for papers is context. The whole request
-    when it is one clause, has Chinese in it, or no clause is either."""
+    qualify it; a clause about the asker that does not ask for papers is context. When none asks,
+    the first clause that names something and is not about the asker; the whole request when it is
+    one clause, has Chinese in it, or no clause is either."""
     clauses = _clauses(request)
     if len(clauses) < 2 or _CJK.search(request):
         return request
+    first = ""
     for position, clause in enumerate(clauses):
         reading = _read(clause)
         runs = [run for run in reading.runs if run[0] >= 1]
@@ -224,16 +231,51 @@ def theme_clause(request: str) -> str:
         # for the papers itself ("I want the speculative decoding papers.").
         if asks or (heading and not about_asker):
             return clause
-    return request
+        first = first or ("" if about_asker or not _nominal_runs(reading) else clause)
+    # None asks: the first clause not about the asker that names something names the theme, as
+    # people state a topic first ("Has anyone looked at X in LLMs? Summarise what they found — A, B").
+    return first or request
+
+
+# Penn Treebank's verb tags: a verb in the present or its base form heads a predicate after the
+# papers or people it speaks of ("Which papers use ML for X", "papers that compare ..."); a past or
+# participle, before a preposition ("how it should be combined with RL", "looked at X"): before a
+# noun it is a topic's modifier ("supervised fine-tuning", "learned optimizers"). (The small
+# tagger reads "What approaches to sparse attention" as a verb and a verb: only these places count.)
+_PREDICATE_TAGS = frozenset({"VB", "VBP", "VBZ"})
+_PARTICIPLE_TAGS = frozenset({"VBD", "VBN"})
+_PREPOSITION_TAGS = frozenset({"IN", "TO", "RP"})
+_SUBJECTS = frozenset("papers paper work works people researchers studies authors that which who they anyone someone".split())
+
+
+def _nominal_runs(reading: _Reading) -> list[tuple[float, int, int]]:
+    """The reading's runs without a verb they start with ("combined with RL" → "RL"): a theme is
+    named by a noun phrase. As read, without spaCy's tagger (rag/tagger.py) or in Chinese."""
+    tagger = None if _CJK.search(reading.text) else make_tagger()  # an English tagger: not for Chinese
+    if tagger is None:
+        return reading.runs
+    tags = {at: tag for _, at, tag in tagger(reading.text)}
+    runs = []
+    for weight, start, end in reading.runs:
+        tag, before = tags.get(reading.tokens[start][0]), reading.tokens[start - 1][2].lower() if start else ""
+        after = tags.get(reading.tokens[start + 1][0]) if start + 1 < len(reading.tokens) else None
+        if (tag in _PREDICATE_TAGS and before in _SUBJECTS) or (tag in _PARTICIPLE_TAGS and after in _PREPOSITION_TAGS):
+            start += 1
+            while start < end and (tags.get(reading.tokens[start][0]) in _PREPOSITION_TAGS or reading.tokens[start][2].lower() in CONNECTORS):
+                start += 1
+            weight = sum(_weight(t[2]) for t in reading.tokens[start:end])
+        if weight:
+            runs.append((weight, start, end))
+    return runs
 
 
 def _theme_run(request: str) -> str:
     """The run of the request's words that names the most (the first of equals), with an aside that
     follows it, read in the clause that names the theme."""
     reading = _read(theme_clause(request))
-    if not reading.runs:
+    if not (runs := _nominal_runs(reading)):
         return ""
-    _, start, end = max(reading.runs, key=lambda run: (run[0], -run[1]))
+    _, start, end = max(runs, key=lambda run: (run[0], -run[1]))
     first, last = reading.tokens[start][0], reading.tokens[end - 1][1]
     for s, e in reading.asides:
         if 0 <= s - last <= 1:
@@ -241,52 +283,9 @@ def _theme_run(request: str) -> str:
     return " ".join(reading.text[first:last].split())
 
 
-_OVERVIEW_PHRASES = re.compile(rf"\b(?:{_FIELD_PHRASES})\b|\bwhere\s+(?:does|do|is|are)\b.*\bstands?\b(?!\s+for)", re.I)
-_OVERVIEW_ZH = re.compile(
-    r"最近|最新|进展|论文|研究|工作|文章|新方法|新东西|在做|有哪些|代表性|汇总|过一遍|讲讲|趋势|方向|方面|领域|入门|开放问题|" + SUMMARY_VERBS_ZH
-)
-
-
-_FIELD_VERBS = frozenset({"stand", "stands", "say", "show", "cover", "look"})
-
-
-def _asked_to_act(reading: _Reading, run: tuple[float, int, int]) -> bool:
-    """After "does", the run is a subject, and the verb that follows asks what it does: "What papers
-    does ReST-KV compare against?", "How does the objective in MICLIP work?". Only a verb asking
-    where a field stands or what it says keeps it an overview ("Where does X stand?")."""
-    _, start, end = run
-    before = [t[2].lower() for t in reading.tokens[:start] if t[2].lower() not in {"the", "a", "an", "this", "these"}]
-    after = [t[2].lower() for t in reading.tokens[end:] if t[2].lower() not in CONNECTORS]
-    return bool(before) and before[-1] in {"do", "does", "did"} and not (after and after[0] in _FIELD_VERBS)
-
-
-# A question for one fact ("Who proposed FlashAttention?", "When was SureLock published?", "Which
-# paper proposed GRPO?"), however it names its subject.
-_FACT_ASKED = re.compile(r"^\W*(?:who|when|what\s+year|which\s+(?:paper|one|method|model|work|group|lab)\b(?!s))", re.I)
-# Overview words that, said of one coined name, ask for that paper's facts, not a field's news.
-_PAPER_FACTS = frozenset({"findings", "contributions", "proposed", "published", "done", "found"})
-
-
 def _asked(request: str) -> str:
     """A request as its theme is read: without citation marks, nor what it leaves out."""
     return without_exclusions(strip_citations(request))
-
-
-def asks_for_overview(request: str) -> bool:
-    """Whether a request names one theme and, besides, only asks what the papers on it say or what
-    is new in it. A second span of content ("What does the LoRA paper report on GLUE?", "How does
-    FlashAttention reduce memory?") makes it a question, not a request for an overview."""
-    # The theme is read in its own clause ("image restoration papers? deblurring, deraining, ..."), the
-    # overview words in the whole request ("Causal discovery — which papers should I read?").
-    reading = _read(theme_clause(_asked(request)))
-    runs = [run for run in reading.runs if run[0] >= 1]
-    if len(runs) != 1 or _asked_to_act(reading, runs[0]) or _FACT_ASKED.search(request):
-        return False
-    words = {token.lower() for _, _, token in _read(_asked(request)).tokens} & _OVERVIEW_WORDS
-    _, start, end = runs[0]
-    if end - start == 1 and is_coined(reading.tokens[start][2]) and words <= _PAPER_FACTS:
-        return False  # "What are the key findings of FlashWorld?": one paper's findings
-    return bool(words or _OVERVIEW_PHRASES.search(request) or _OVERVIEW_ZH.search(request))
 
 
 _WHOLE_CORPUS = re.compile(
@@ -336,11 +335,19 @@ def sole_theme(question: str) -> str:
     return theme_of(question) if len(runs) == 1 else ""
 
 
+# A term the request puts in quotation marks, of one to six words: the name it gives its theme.
+# (A straight single quote only after a space or at the start: "people's" has none.)
+_QUOTED = re.compile(r"(?:(?<=\s)|^)(?P<q>['\"‘“])(?P<term>[^'\"‘’“”?!.,;:]+?(?:\s+[^'\"‘’“”?!.,;:\s]+){0,5}?)(?:['\"’”])(?![\w])")
+
+
 def theme_of(question: str) -> str:
     """What a summary request is about ("" for the whole corpus)."""
     if _WHOLE_CORPUS.search(question):
         return ""
     question = without_exclusions(question)
+    if quoted := _QUOTED.search(question):
+        # The asker's own name for the theme: "I keep hearing about 'thinking with images'. Which papers ..."
+        return quoted.group("term")
     if _CJK_CLAUSES.search(question):
         # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型
         # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A question
@@ -349,6 +356,10 @@ def theme_of(question: str) -> str:
         clauses = [c for c in _CJK_CLAUSES.split(question) if _theme_run(_THEME_FRAME_ZH.sub(" ", c))]
         question = next((c for c in clauses if _ASKS_FOR_PAPERS_ZH.search(c) or not _INTERROGATIVE_ZH.search(c)), clauses[0] if clauses else question)
         question = _THEME_FRAME_ZH.sub(" ", question)
+    if not _CJK.search(question):
+        # A corpus question's frame counts in the clause that names the theme: "Give me an overview
+        # of offline RL. What are the main ideas for dealing with distribution shift?" is offline RL.
+        question = theme_clause(question)
     if CORPUS_QUESTION.search(question) or _TRENDS.search(question):
         # Only in such a question: a summary request keeps the theme it always had.
         if match := _CORPUS_FRAME.search(question) or _CORPUS_FRAME_ZH.search(question):

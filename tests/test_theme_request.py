@@ -9,9 +9,10 @@ import sys
 
 import pytest
 
+from rag.overview_request import asks_for_overview
 from rag.routing import Mode, route
 from rag.theme_examples import theme_examples
-from rag.theme_request import asks_for_overview, theme_head, theme_of
+from rag.theme_request import theme_head, theme_of
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -171,3 +172,35 @@ def test_what_a_request_leaves_out_is_never_its_theme() -> None:
     assert theme_of("Summarise the kernel methods papers (NTK analyses), not the GPU kernel ones.") == "kernel methods"
     assert theme_of("What's new in prompt tuning, not automatic optimisation of text prompts?") == "prompt tuning"
     assert theme_examples("Summarise the research on audio generation (TTS, but not music)") == ["TTS"]
+
+
+@pytest.mark.parametrize(
+    ("question", "theme"),
+    [
+        # A theme is a noun phrase: a verb after the papers it speaks of, or a participle before a
+        # preposition, starts no theme; a modifier before a noun stays ("supervised", "learned").
+        ("What did this year's papers find about supervised fine-tuning (SFT) of LLMs, and how it should be combined with RL?", "supervised fine-tuning (SFT)"),
+        ("Which papers use ML for molecular dynamics?", "ML for molecular dynamics"),
+        ("Has anyone looked at emotion understanding in LLMs?", "emotion understanding in LLMs"),
+        ("What approaches to sparse attention were proposed this year?", "approaches to sparse attention"),
+        ("Which papers study learned optimizers?", "learned optimizers"),
+        # The asker's own name for it, in quotation marks.
+        ("I keep hearing about 'thinking with images'. Which papers get multimodal models to reason with zoom-in tools?", "thinking with images"),
+        # A corpus question's frame in a clause after the theme's is no theme.
+        ("Give me an overview of offline RL research. What are the main ideas for dealing with distribution shift?", "offline RL"),
+        # No clause asks: the first that names something (not a later list of examples, not "What came out").
+        (
+            "Has anyone looked at emotion understanding in speech models? Summarise what they found — emotion recognition, empathetic agents.",
+            "emotion understanding in speech models",
+        ),
+        ("I'm working on federated fine-tuning of large models. What came out at ICLR 2026 on this?", "federated fine-tuning of large models"),
+    ],
+)
+def test_a_theme_is_the_noun_phrase_the_request_names_it_by(question: str, theme: str) -> None:
+    assert theme_of(question) == theme
+
+
+def test_an_aside_of_examples_runs_over_their_commas() -> None:
+    question = "Which papers tackle protein design, i.e. inverse folding, binder design and antibody design?"
+    assert theme_head(theme_of(question)) == "protein design"
+    assert theme_examples(question) == ["inverse folding", "binder design", "antibody design"]
