@@ -30,8 +30,10 @@ _ANYWHERE = r"except(?:\s+for)?|excluding|other\s+than|apart\s+from|aside\s+from
 # A leave-out's words run to the end of their clause (a comma too: "Not RAG pipelines, the
 # retrievers themselves" goes on about the theme).
 _SPAN = r"(?P<left>(?:(?!\s[-–]\s)[^,;:.?!()（）—])*)"
+# ... or, said after them, the whole clause: "Feature attribution / saliency methods are out of scope."
+_OUT_OF_SCOPE = r"(?:^|(?<=[,;:(（—–.?!]))\s*(?P<said>(?:(?!\s[-–]\s)[^,;:.?!()（）—])*?)\s+(?:is|are)\s+out\s+of\s+scope\b"
 EXCLUDED = re.compile(
-    rf"(?:(?:^|(?<=[,;:(（—–.?!]))\s*{_LEAD}(?:{_AT_CLAUSE_START})|\b(?:{_ANYWHERE}))(?![\w-])\s*{_SPAN}",
+    rf"(?:(?:^|(?<=[,;:(（—–.?!]))\s*{_LEAD}(?:{_AT_CLAUSE_START})|\b(?:{_ANYWHERE}))(?![\w-])\s*{_SPAN}|{_OUT_OF_SCOPE}",
     re.I,
 )
 # What frames a left-out term rather than names it: "the GPU kernel ones", "the sparse
@@ -63,7 +65,7 @@ def exclusions(request: str) -> list[str]:
     ones", "music" and "TTS" of "Not interested in music or TTS"."""
     terms: list[str] = []
     for match in EXCLUDED.finditer(request):
-        for item in _ITEM_BREAK.split(match.group("left")):
+        for item in _ITEM_BREAK.split(match.group("left") or match.group("said") or ""):
             words = _WORD.findall(item)
             kept = [i for i, w in enumerate(words) if w.lower() not in _FRAMES]
             if kept:

@@ -155,6 +155,11 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
         ("test-time adaptation (not test-time scaling of LLM reasoning).", "test-time adaptation.", ["test-time scaling of LLM reasoning"]),
         ("Summarize audio generation papers. Not interested in music or TTS.", "Summarize audio generation papers.", ["music", "TTS"]),
         ("all unlearning papers except the diffusion ones", "all unlearning papers", ["diffusion"]),
+        (
+            "Summarise the data attribution papers. Feature attribution / saliency methods are out of scope.",
+            "Summarise the data attribution papers.",
+            ["Feature attribution", "saliency methods"],
+        ),
         ("I'm not interested in LLMs, just vision papers on pruning", "just vision papers on pruning", ["LLMs"]),
         # Inside a clause "not" and "no" describe the theme; "not only" and "no-regret" leave nothing out.
         ("methods that do not need labels", "methods that do not need labels", []),
