@@ -29,6 +29,7 @@ from rag.lexical import LexicalIndex, common_words
 from rag.records import Answer, AnswerEvent, Check, Group, IngestReport, LoadResult, MapPoint, Paper, Turn
 from rag.routing import Mode, parse_mode, route
 from rag.seams import Seams
+from rag.tagger import make_tagger
 
 if TYPE_CHECKING:
     from rag.retrieval import Across, Fusion, SearchMode, SearchResult
@@ -273,15 +274,15 @@ class Paperchat:
         return check_claim(claim, self.context(), paper_id)
 
     def warm_up(self) -> None:
-        """Load what the first question would otherwise wait for: the models, the stores, the corpus's
-        phrase table and label background (~20 s once for 5,358 papers), a one-token draft. A failure is
-        logged for the first question to report (a broken multilingual model: in the status line)."""
+        """Load what the first question would wait for: the models, the tagger, the stores, the corpus's phrase table and label background
+        (~20 s once for 5,358 papers), a one-token draft. A failure is logged for the first question to report (a broken multilingual model: status line)."""
         from rag.language import question_language
 
         seams = self.seams
         try:
             seams.embeddings.embed_query("warm up")
             question_language("Which papers use this?")
+            make_tagger()  # reading a request of several clauses tags it (rag/theme_request.py): 0.5-2 s to load
             _ = seams.multilingual  # loads and tries the encoder: a broken one is in the status line at once
             if self.corpus_version():
                 seams.store()
