@@ -78,7 +78,7 @@ def theme_summary_events(request: Request, theme: str, ctx: Context, timings: di
     hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
     shown = theme if english == theme else f"{theme}（{english}）" if language == "zh" else f"{theme} ({english})"
-    excluded = exclusions(asked) if asked and not CJK.search(asked) else []
+    excluded = exclusions(asked) if asked else []
     yield from _theme_summary(request, english, hits, None, ctx, timings, shown, examples, excluded)
 
 
@@ -96,9 +96,11 @@ def _theme_summary(
     papers = corpus.papers_by_id()
     found = {} if pinned else about_theme_by(theme, hits, corpus.document_frequency(), len(papers), cal, examples)
     relevant = list(hits) if pinned else kept_in_order(hits, found)
-    dropped_by = left_out(excluded, relevant, corpus.document_frequency(), cal)
+    dropped_by = left_out(excluded, theme, relevant, corpus.document_frequency(), cal)
     dropped_ids = {h.paper.paper_id for each in dropped_by.values() for h in each}
-    relevant = [h for h in relevant if h.paper.paper_id not in dropped_ids]
+    if dropped_ids >= {h.paper.paper_id for h in relevant}:
+        dropped_by = {}  # a leave-out that would leave nothing was not meant of the theme ("Not an expert here, ...")
+    relevant = [h for h in relevant if h.paper.paper_id not in dropped_ids or not dropped_by]
     # Papers in only by an example the request gave: the count's line says so, naming those examples.
     if used := examples_adding(found):
         shown = prompts.say("THEME_WITH_EXAMPLES", language, theme=shown or theme, examples=", ".join(used))

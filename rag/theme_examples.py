@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from rag.text import says_phrase, strip_citations
-from rag.theme_exclusions import without_exclusions
+from rag.theme_exclusions import AGAINST
 
 # theme_request's reading of a request: its clauses, frame vocabulary and asides, shared rather
 # than read again a second way.
@@ -50,7 +50,9 @@ def theme_examples(question: str, theme: str | None = None) -> list[str]:
     request in Chinese, whose clauses qualify its theme."""
     if _CJK.search(question):
         return []
-    question = without_exclusions(strip_citations(question))
+    # (Read with what it leaves out: its clauses are cut there, as `theme_of` sees them, and AGAINST
+    # drops a piece from its cue on, "Skip the introduction, go straight to results".)
+    question = strip_citations(question)
     theme = theme_of(question) if theme is None else theme
     # theme_head's asides, but a relative clause qualifies the theme ("models that reason") and a
     # bracket that goes on with "and" adds to the word before it ("LLMs (and MLLMs)").
@@ -63,7 +65,7 @@ def theme_examples(question: str, theme: str | None = None) -> list[str]:
     examples: list[str] = []
     for piece in pieces:
         piece = _EXAMPLE_OPENER.sub(" , ", re.sub(r"[()（）]", " , ", piece))
-        for item in _EXAMPLE_BREAK.split(_FRAME_PHRASES.sub(" , ", piece)):
+        for item in _EXAMPLE_BREAK.split(_FRAME_PHRASES.sub(" , ", AGAINST.sub("", piece))):
             words = [w for w in _TOKEN.findall(item) if w[0].isalnum()]
             # The item without the frame around it ("mainly interested in X", "X, that sort of
             # thing"); the words inside stay ("attention over edges").

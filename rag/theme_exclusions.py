@@ -15,27 +15,32 @@ from __future__ import annotations
 import re
 
 # Words before a cue that still start its clause: "but not X", "and please skip X", "I'm not
-# interested in X".
-_LEAD = r"(?:(?:but|and|though|just|please|also|I|we|I'm|I’m|I\s+am|we're|we’re|we\s+are|really)\s+)*"
+# interested in X", "but definitely not X".
+_LEAD = r"(?:(?:but|and|though|just|please|also|I|we|I'm|I’m|I\s+am|we're|we’re|we\s+are|really|definitely|certainly|absolutely)\s+)*"
 # "not" that reads as a leave-out: not "not only ... but", "not sure", "not yet".
 _NOT = r"not(?!\s+(?:only|just|necessarily|sure|yet|so|too|much|all|always|even|quite|exactly|least|limited|restricted)\b)"
 # "no X": not "no-regret", "no longer", "no matter".
-_NO = r"no(?![\w-])(?!\s+(?:longer|more|matter|doubt|idea)\b)"
+_NO = r"no(?![\w-])(?!\s+(?:longer|matter|doubt|idea)\b)"
 _AT_CLAUSE_START = (
     rf"{_NOT}|{_NO}|skip(?:ping)?|ignor(?:e|ing)|leav(?:e|ing)\s+out|exclud(?:e|ing)"
     r"|(?:do\s+not|don't|don’t)\s+(?:include|want|need|care\s+about|mean|count)"
 )
 # Cues that exclude wherever they stand: "all unlearning papers except the diffusion ones".
-_ANYWHERE = r"except(?:\s+for)?|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than"
+_ANYWHERE = r"except(?:\s+for)?|excepting|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than"
+# Where a clause starts: after a mark, a line break, a bracket or a spaced dash.
+_CLAUSE_START = r"(?:^|(?<=[,;:(（\[【—–.?!，。；：？！\n])|(?<=\s[-–]))"
 # A leave-out's words run to the end of their clause (a comma too: "Not RAG pipelines, the
-# retrievers themselves" goes on about the theme).
-_SPAN = r"(?P<left>(?:(?!\s[-–]\s)[^,;:.?!()（）—])*)"
+# retrievers themselves" goes on about the theme) or to a "but" that turns to the theme ("not the
+# LLM papers but the vision ones").
+_SPAN_WORDS = r"(?:(?!\s[-–]\s|\s(?:but|rather|instead)\b)[^,;:.?!()（）\[\]【】—，。；：？！\n])"
+_SPAN = rf"(?P<left>{_SPAN_WORDS}*)"
 # ... or, said after them, the whole clause: "Feature attribution / saliency methods are out of scope."
-_OUT_OF_SCOPE = r"(?:^|(?<=[,;:(（—–.?!]))\s*(?P<said>(?:(?!\s[-–]\s)[^,;:.?!()（）—])*?)\s+(?:is|are)\s+out\s+of\s+scope\b"
-EXCLUDED = re.compile(
-    rf"(?:(?:^|(?<=[,;:(（—–.?!]))\s*{_LEAD}(?:{_AT_CLAUSE_START})|\b(?:{_ANYWHERE}))(?![\w-])\s*{_SPAN}|{_OUT_OF_SCOPE}",
-    re.I,
-)
+_OUT_OF_SCOPE = rf"{_CLAUSE_START}\s*(?P<said>{_SPAN_WORDS}*?)\s+(?:is|are)\s+out\s+of\s+scope\b"
+# (The "but" that turns back to the theme goes with the span: "Not LLM pruning but CNN pruning".)
+EXCLUDED = re.compile(rf"(?:{_CLAUSE_START}\s*{_LEAD}(?:{_AT_CLAUSE_START})|\b(?:{_ANYWHERE}))(?![\w-])\s*{_SPAN}(?:\s+but\b)?|{_OUT_OF_SCOPE}", re.I)
+# Within a list of examples, everything from a cue on says what is not one ("voice cloning is fine,
+# but not TTS", "No more than five bullets"): the same cues wherever they stand, and "without".
+AGAINST = re.compile(rf"(?:\bbut\s+)?\b(?:{_AT_CLAUSE_START}|{_ANYWHERE}|without)(?![\w-]).*$|^.*\bout\s+of\s+scope\b.*$", re.I)
 # What frames a left-out term rather than names it: "the GPU kernel ones", "the sparse
 # autoencoder work", "interested in music".
 _FRAMES = frozenset(
@@ -43,6 +48,14 @@ _FRAMES = frozenset(
     the a an any anything all of in on about for with to from by ones one themselves itself stuff kind kinds sort type types
     work works paper papers research studies study interested looking care include including count counting things thing
     based related style side please yet either that those these this them it
+    """.split()
+)
+# Words that make a "not ..." a remark about the asker or the answer, not a topic to leave out
+# ("Not an expert here", "Don't include citations", "Skip the introduction", "No jargon").
+_REMARKS = frozenset(
+    """
+    here my your me you our previous question questions answer answers summary citations citation introduction intro jargon
+    bullet bullets points detail details urgent sentences words paragraph paragraphs long short brief length
     """.split()
 )
 _ITEM_BREAK = re.compile(r"\s*(?:/|\bor\b|\band\b|\bnor\b|&)\s*", re.I)
@@ -53,21 +66,23 @@ def without_exclusions(request: str) -> str:
     """The request without what it leaves out ("Summarise the kernel methods papers (NTK), not the
     GPU kernel ones." → "Summarise the kernel methods papers (NTK)."); a bracket left empty goes
     too."""
-    kept = re.sub(r"[(（]\s*[)）]", " ", EXCLUDED.sub(" ", request))
+    kept = re.sub(r"[(（\[【]\s*[)）\]】]", " ", EXCLUDED.sub(" ", request))
     # The punctuation that ended the span's clause stays unless another mark already ends it there.
-    kept = re.sub(r"\s+(?=[,.;:?!)])", "", kept)
-    kept = re.sub(r",+(?=[.;:?!])|(?<=[.;:?!])[,.;:]+", "", kept)
-    return " ".join(kept.split()).strip(",;: ")
+    kept = re.sub(r"\s+(?=[,.;:?!)，。；：？！])", "", kept)
+    while (tidier := re.sub(r"[,，]+(?=[.;:?!)。；：？！])|(?<=[.;:?!。；：？！])[,.;:，。；：]+", "", kept)) != kept:
+        kept = tidier
+    return " ".join(kept.split()).lstrip(",;:.?!，。 ").rstrip(",;:，-–— ")
 
 
 def exclusions(request: str) -> list[str]:
     """The terms a request leaves out, each without its frame: "GPU kernel" of "not the GPU kernel
-    ones", "music" and "TTS" of "Not interested in music or TTS"."""
+    ones", "music" and "TTS" of "Not interested in music or TTS"; not a remark about the asker or the
+    answer ("Not an expert here", "Don't include citations")."""
     terms: list[str] = []
     for match in EXCLUDED.finditer(request):
         for item in _ITEM_BREAK.split(match.group("left") or match.group("said") or ""):
             words = _WORD.findall(item)
             kept = [i for i, w in enumerate(words) if w.lower() not in _FRAMES]
-            if kept:
+            if kept and not _REMARKS & {w.lower() for w in words}:
                 terms.append(" ".join(words[kept[0] : kept[-1] + 1]))
     return list(dict.fromkeys(terms))

@@ -6,7 +6,8 @@ Why by hand: the theme is the one span of a request that names a research topic,
 around it come from a small closed vocabulary (asking, summarising, time, venue, "papers").
 Marking those and keeping the longest run left generalises to wordings no rule names (measured on
 200 requests written blind, bench/theme_requests.py); a parser would add a model for what a word
-list does as well here.
+list does as well here. Only whether a run starts with a verb ("papers that use ML for X") is the
+tagger's to say (rag/tagger.py, already loaded for topic labels), where one is installed.
 """
 
 from __future__ import annotations
@@ -104,9 +105,14 @@ _LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9f
 # Y"). Kept with the theme for the search; theme_head takes it off for membership.
 _ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially"
 # (An aside in words stops before a bracket, which is an aside of its own; one that gives examples
-# runs on over their commas, "protein design, i.e. inverse folding, binder and antibody design".)
+# runs on over their commas, "protein design, i.e. inverse folding, binder and antibody design",
+# up to a comma that goes on with the request: "..., then compare them", "..., in three bullets",
+# "..., what's new?".)
+_NOT_AN_ITEM = r"(?:then|in|what|what's|how|why|which|who|please|so|if|and\s+(?:then|how|what|why|which))\b"
 _ASIDE = re.compile(
-    rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS})|,\s+like)\s[^;:?!—。？！(（]*|\s+/\s[^,;:?!—。，？！(（]*", re.I
+    rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS})|,\s+like)\s[^,;:?!—。，？！(（]*(?:,(?!\s*{_NOT_AN_ITEM})\s*[^,;:?!—。，？！(（]*)*"
+    r"|\s+/\s[^,;:?!—。，？！(（]*",
+    re.I
 )
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
 _RUN_ENDS = FRAME_WORDS | CONNECTORS  # what ends a run of a theme's words, looking back
@@ -223,7 +229,8 @@ def theme_clause(request: str) -> str:
         words = [t[2].lower() for t in reading.tokens if t[2][0].isalnum()]
         about_asker = bool(_ABOUT_ASKER.match(clause))
         # The asker's own "work" is no request: "I work on X." is context, "I want the X papers." asks.
-        asks = bool(set(words) & (_ASKS_FOR_PAPERS if about_asker else _OVERVIEW_WORDS))
+        # A corpus question asks too ("Quick question: what are the common approaches to X?").
+        asks = bool(set(words) & (_ASKS_FOR_PAPERS if about_asker else _OVERVIEW_WORDS)) or bool(CORPUS_QUESTION.search(clause))
         # A heading is the first clause, a topic of two words or more and nothing else ("Causal
         # discovery — ..."; not "Question: ...", nor a trailing "Especially video diffusion.").
         heading = position == 0 and len(words) >= 2 and sum(end - start for _, start, end in runs) == len(words)
@@ -233,8 +240,9 @@ def theme_clause(request: str) -> str:
             return clause
         first = first or ("" if about_asker or not _nominal_runs(reading) else clause)
     # None asks: the first clause not about the asker that names something names the theme, as
-    # people state a topic first ("Has anyone looked at X in LLMs? Summarise what they found — A, B").
-    return first or request
+    # people state a topic first ("Has anyone looked at X in LLMs? Summarise what they found — A, B";
+    # not "What came out on this?", whose verb only the tagger tells: without it, the whole request).
+    return (first if make_tagger() else "") or request
 
 
 # Penn Treebank's verb tags: a verb in the present or its base form heads a predicate after the
@@ -335,19 +343,34 @@ def sole_theme(question: str) -> str:
     return theme_of(question) if len(runs) == 1 else ""
 
 
-# A term the request puts in quotation marks, of one to six words: the name it gives its theme.
-# (A straight single quote only after a space or at the start: "people's" has none.)
-_QUOTED = re.compile(r"(?:(?<=\s)|^)(?P<q>['\"‘“])(?P<term>[^'\"‘’“”?!.,;:]+?(?:\s+[^'\"‘’“”?!.,;:\s]+){0,5}?)(?:['\"’”])(?![\w])")
+# A term the request puts in quotation marks, of two to six words: the name it gives its theme
+# ("I keep hearing about 'thinking with images'"); not one word ("Keep it 'short'"), nor an example
+# in brackets or after "e.g." (`_quoted`). A quotation mark opens after a space or a line's start
+# ("people's" has none).
+_QUOTED = re.compile(r"(?:(?<=\s)|^)['\"‘“](?P<term>[^'\"‘’“”?!.,;:\s]+(?:\s+[^'\"‘’“”?!.,;:\s]+){1,5})['\"’”](?!\w)")
+
+
+# An aside's opener earlier in the same sentence ("e.g." has its own full stops).
+_IN_EXAMPLES = re.compile(rf"\b(?:{_ASIDE_OPENERS}|like)\s(?:(?!\.\s+[A-Z])[^?!;:])*$", re.I)
+
+
+def _quoted(question: str) -> str:
+    """The first term `_QUOTED` finds outside brackets and examples, in English; "" when none."""
+    for match in _QUOTED.finditer(question):
+        before = question[: match.start()]
+        in_brackets = before.count("(") > before.count(")")
+        if not in_brackets and not _CJK.search(match.group("term")) and not _IN_EXAMPLES.search(before):
+            return match.group("term")
+    return ""
 
 
 def theme_of(question: str) -> str:
     """What a summary request is about ("" for the whole corpus)."""
     if _WHOLE_CORPUS.search(question):
         return ""
-    question = without_exclusions(question)
-    if quoted := _QUOTED.search(question):
-        # The asker's own name for the theme: "I keep hearing about 'thinking with images'. Which papers ..."
-        return quoted.group("term")
+    question = _asked(question)
+    if quoted := _quoted(question):
+        return quoted  # the asker's own name for the theme
     if _CJK_CLAUSES.search(question):
         # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型
         # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A question

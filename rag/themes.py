@@ -294,16 +294,33 @@ def about_example(
     return [h for h in hits if is_about(h.paper, terms, True, cal) and (not theme_core or mentioned(theme_core, _text(h)))]
 
 
-def left_out(excluded: Sequence[str], hits: Sequence[Hit], document_frequency: Mapping[str, int], cal: Calibration = MINILM) -> dict[str, list[Hit]]:
+def left_out(
+    excluded: Sequence[str], theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], cal: Calibration = MINILM
+) -> dict[str, list[Hit]]:
     """The hits about each term a request leaves out (rag/theme_exclusions.exclusions: "GPU kernel"
-    of "kernel methods papers, not the GPU kernel ones"), read as an example is: the title or
-    sentences use all of its words together. Unlike an example, a term of common words counts
-    ("not the LLM ones"): the asker named what to leave out."""
+    of "kernel methods papers, not the GPU kernel ones") that any hit is about, read as an example is:
+    the title or sentences use all of its words together, or its acronym ("not the RL ones"). Unlike
+    an example, a term of common words counts ("not the LLM ones"): the asker named what to leave
+    out. Not a term made only of the theme's own words ("mixture of experts, not the experts ..."):
+    it cannot leave out part of the theme."""
+    own = key_terms(theme)
     found: dict[str, list[Hit]] = {}
     for term in excluded:
-        if terms := {t for t in key_terms(term) if document_frequency.get(t, 0) > 0}:
-            found[term] = [h for h in hits if is_about(h.paper, terms, True, cal)]
+        terms = {t for t in key_terms(term) if document_frequency.get(t, 0) > 0}
+        acronyms = [w for w in term.split() if len(w) < 3 and w.isupper()]  # key terms have 3 letters or more
+        if not acronyms and terms <= own:  # no term, or only the theme's own words
+            continue
+        about = [h for h in hits if (not terms or is_about(h.paper, terms, True, cal)) and all(_names_acronym(h.paper, a, cal) for a in acronyms)]
+        if about:
+            found[term] = about
     return found
+
+
+def _names_acronym(paper: Paper, acronym: str, cal: Calibration) -> bool:
+    """Whether the title, or `min_core_sentences` sentences, say `acronym` as a word ("RL", "RLs")."""
+    uses = re.compile(rf"(?<![\w-]){re.escape(acronym)}s?(?![\w-])")
+    sentences = sentences_of(paper)
+    return (bool(uses.search(paper.title)) and not paper.title_is_generated) or sum(bool(uses.search(s)) for s in sentences) >= cal.min_core_sentences
 
 
 def _about_one(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration) -> list[Hit]:

@@ -499,6 +499,42 @@ def test_a_summary_leaves_out_the_papers_the_request_excludes_and_says_so(tmp_pa
     assert answer.query == "kernel methods"
     assert titles(answer) == {r["title"] for r in records[:2]}
     assert answer.text.splitlines()[1] == "Left out as asked: 1 paper about GPU kernel."
+    # A leave-out of the theme's own words, or of what no paper is about, drops nothing and says nothing.
+    plain = titles(api.ask("Summarise the kernel methods papers.", mode="summarize"))
+    assert records[2]["title"] in plain
+    for asked in ("Summarise the kernel methods papers, not the kernel methods ones.", "Summarise the kernel methods papers, not the molecule ones."):
+        kept = api.ask(asked, mode="summarize")
+        assert titles(kept) == plain and "Left out" not in kept.text
+
+
+def test_a_leave_out_of_the_themes_own_words_leaves_nothing_out() -> None:
+    from rag.themes import left_out
+
+    theory = Paper("k1", "Kernel methods in the lazy regime. Kernel methods match wide networks.", "Kernel methods beyond the lazy regime", False)
+    gpu = Paper("g1", "A fused GPU kernel for attention. Our GPU kernel is tuned per device.", "A faster GPU kernel for kernel methods", False)
+    hits = [Hit(theory, 1.0, relevance=1.0), Hit(gpu, 1.0, relevance=1.0)]
+    frequency = {"kernel": 2, "method": 2, "gpu": 1}
+    assert left_out(["GPU kernel"], "kernel methods", hits, frequency) == {"GPU kernel": [hits[1]]}
+    assert left_out(["kernel methods"], "kernel methods", hits, frequency) == {}  # would leave out the theme itself
+
+
+def test_a_leave_out_that_would_leave_nothing_is_not_applied(tmp_path: Path) -> None:
+    """"Summarise X, not the Y ones" where every paper on X is about Y: the leave-out was not meant
+    of the theme; the summary is not an abstention."""
+    features = "We study kernel methods with random features. Random features approximate kernel methods cheaply."
+    records = [{"title": f"Kernel methods study {n}", "abstract": f"{features} Study {n} of {n + 3} datasets."} for n in (1, 2)]
+    answer = indexed(tmp_path, records).ask("Summarise the kernel methods papers, not the random features ones.", mode="summarize")
+    assert not answer.abstained and titles(answer) == {r["title"] for r in records} and "Left out" not in answer.text
+
+
+def test_a_left_out_acronym_of_two_letters_leaves_its_papers_out(tmp_path: Path) -> None:
+    grasp = "We grasp objects with a robot arm. Robot grasping succeeds on novel objects."
+    records = [
+        {"title": "Robot grasping from point clouds", "abstract": grasp},
+        {"title": "RL for robot grasping", "abstract": f"{grasp} We train the grasping policy with RL. RL rewards successful grasps."},
+    ]
+    answer = indexed(tmp_path, records).ask("Summarise the robot grasping papers, not the RL ones.", mode="summarize")
+    assert titles(answer) == {records[0]["title"]}
 
 
 @pytest.mark.parametrize(

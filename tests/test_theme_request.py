@@ -161,6 +161,17 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
             ["Feature attribution", "saliency methods"],
         ),
         ("I'm not interested in LLMs, just vision papers on pruning", "just vision papers on pruning", ["LLMs"]),
+        # A cue after a line break, a full-width comma, a bracket, a spaced dash or an adverb; a "but" turns back.
+        ("Summarise diffusion papers\nnot the video ones", "Summarise diffusion papers", ["video"]),
+        ("Summarise the diffusion papers，not the video ones。", "Summarise the diffusion papers。", ["video"]),
+        ("Summarise diffusion papers [not video]", "Summarise diffusion papers", ["video"]),
+        ("Summarise the diffusion papers - not the video ones", "Summarise the diffusion papers", ["video"]),
+        ("Summarise diffusion papers, but definitely not video", "Summarise diffusion papers", ["video"]),
+        ("Not LLM pruning but CNN pruning: what has been done?", "CNN pruning: what has been done?", ["LLM pruning"]),
+        ("Anything on speech? Not TTS, not ASR.", "Anything on speech?", ["TTS", "ASR"]),
+        # Remarks about the asker or the answer leave no topic out.
+        ("Not an expert here, so please summarise the MoE papers.", "so please summarise the MoE papers.", []),
+        ("Summarise the papers on RL. Don't include citations. No jargon please.", "Summarise the papers on RL.", []),
         # Inside a clause "not" and "no" describe the theme; "not only" and "no-regret" leave nothing out.
         ("methods that do not need labels", "methods that do not need labels", []),
         ("papers that are not only fast but accurate", "papers that are not only fast but accurate", []),
@@ -174,9 +185,14 @@ def test_what_a_request_leaves_out_is_read_off_it(request_: str, kept: str, left
 
 
 def test_what_a_request_leaves_out_is_never_its_theme() -> None:
+    assert theme_of("Summarise, not the LLM papers but the vision transformer ones.") == "vision transformer ones"
+    assert theme_of("Not an expert here, so please summarise the mixture of experts papers simply.") == "mixture of experts"
     assert theme_of("Summarise the kernel methods papers (NTK analyses), not the GPU kernel ones.") == "kernel methods"
     assert theme_of("What's new in prompt tuning, not automatic optimisation of text prompts?") == "prompt tuning"
     assert theme_examples("Summarise the research on audio generation (TTS, but not music)") == ["TTS"]
+    # A remark after the theme is no example either, nor what follows it in its clause.
+    assert theme_examples("Summarise graph papers. Skip the introduction, go straight to results.") == []
+    assert theme_examples("Summarise the papers on RL. No more than five bullets.") == []
 
 
 @pytest.mark.parametrize(
@@ -191,8 +207,12 @@ def test_what_a_request_leaves_out_is_never_its_theme() -> None:
         ("Which papers study learned optimizers?", "learned optimizers"),
         # The asker's own name for it, in quotation marks.
         ("I keep hearing about 'thinking with images'. Which papers get multimodal models to reason with zoom-in tools?", "thinking with images"),
+        # ... not one quoted word, nor a quoted example.
+        ("Summarise diffusion model papers. Keep it 'short'.", "diffusion model"),
+        ("Summarise the kernel methods papers, e.g. 'neural tangent kernels' and Gaussian processes.", "kernel methods"),
         # A corpus question's frame in a clause after the theme's is no theme.
         ("Give me an overview of offline RL research. What are the main ideas for dealing with distribution shift?", "offline RL"),
+        ("Quick question: what are the common approaches to label noise?", "label noise"),  # a corpus question asks
         # No clause asks: the first that names something (not a later list of examples, not "What came out").
         (
             "Has anyone looked at emotion understanding in speech models? Summarise what they found — emotion recognition, empathetic agents.",
