@@ -246,13 +246,10 @@ def theme_clause(request: str) -> str:
 
 
 # Penn Treebank's verb tags: a verb in the present or its base form heads a predicate after the
-# papers or people it speaks of ("Which papers use ML for X", "papers that compare ..."); a past or
-# participle, before a preposition ("how it should be combined with RL", "looked at X"): before a
-# noun it is a topic's modifier ("supervised fine-tuning", "learned optimizers"). (The small
-# tagger reads "What approaches to sparse attention" as a verb and a verb: only these places count.)
-_PREDICATE_TAGS = frozenset({"VB", "VBP", "VBZ"})
-_PARTICIPLE_TAGS = frozenset({"VBD", "VBN"})
-_PREPOSITION_TAGS = frozenset({"IN", "TO", "RP"})
+# papers or people it speaks of ("Which papers use ML for X"); a past or participle, before a
+# preposition ("how it should be combined with RL"): before a noun it is a topic's modifier
+# ("supervised fine-tuning"). (The small tagger reads "What approaches to sparse attention" as two verbs.)
+_PREDICATE_TAGS, _PARTICIPLE_TAGS, _PREPOSITION_TAGS = frozenset({"VB", "VBP", "VBZ"}), frozenset({"VBD", "VBN"}), frozenset({"IN", "TO", "RP"})
 _SUBJECTS = frozenset("papers paper work works people researchers studies authors that which who they anyone someone".split())
 
 
@@ -345,13 +342,10 @@ def sole_theme(question: str) -> str:
 
 # A term the request puts in quotation marks, of two to six words: the name it gives its theme
 # ("I keep hearing about 'thinking with images'"); not one word ("Keep it 'short'"), nor an example
-# in brackets or after "e.g." (`_quoted`). A quotation mark opens after a space or a line's start
-# ("people's" has none).
+# in brackets or after an aside's opener in its sentence (`_quoted`). A quotation mark opens after a
+# space or a line's start ("people's" has none).
 _QUOTED = re.compile(r"(?:(?<=\s)|^)['\"‘“](?P<term>[^'\"‘’“”?!.,;:\s]+(?:\s+[^'\"‘’“”?!.,;:\s]+){1,5})['\"’”](?!\w)")
-
-
-# An aside's opener earlier in the same sentence ("e.g." has its own full stops).
-_IN_EXAMPLES = re.compile(rf"\b(?:{_ASIDE_OPENERS}|like)\s(?:(?!\.\s+[A-Z])[^?!;:])*$", re.I)
+_IN_EXAMPLES = re.compile(rf"\b(?:{_ASIDE_OPENERS}|like)\s(?:(?!\.\s+[A-Z])[^?!;:])*$", re.I)  # ("e.g." has full stops)
 
 
 def _quoted(question: str) -> str:
