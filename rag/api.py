@@ -282,7 +282,7 @@ class Paperchat:
         try:
             seams.embeddings.embed_query("warm up")
             question_language("Which papers use this?")
-            make_tagger()  # reading a request of several clauses tags it (rag/theme_request.py): 0.5-2 s to load
+            make_tagger()  # reading a request's theme tags it (rag/theme_request.py): 0.5-2 s to load
             _ = seams.multilingual  # loads and tries the encoder: a broken one is in the status line at once
             if self.corpus_version():
                 seams.store()

@@ -42,11 +42,12 @@ def asks_for_overview(request: str) -> bool:
     FlashAttention reduce memory?") makes it a question, not a request for an overview."""
     # The theme is read in its own clause ("image restoration papers? deblurring, deraining, ..."), the
     # overview words in the whole request ("Causal discovery — which papers should I read?").
-    reading = _read(theme_clause(_asked(request)))
+    asked = _asked(request)
+    reading = _read(theme_clause(asked))
     runs = [run for run in reading.runs if run[0] >= 1]
     if len(runs) != 1 or _asked_to_act(reading, runs[0]) or _FACT_ASKED.search(request):
         return False
-    words = {token.lower() for _, _, token in _read(_asked(request)).tokens} & _OVERVIEW_WORDS
+    words = {token.lower() for _, _, token in _read(asked).tokens} & _OVERVIEW_WORDS
     _, start, end = runs[0]
     if end - start == 1 and is_coined(reading.tokens[start][2]) and words <= _PAPER_FACTS:
         return False  # "What are the key findings of FlashWorld?": one paper's findings

@@ -59,13 +59,13 @@ def summarize_events(request: Request, ctx: Context) -> Iterator[AnswerEvent]:
         yield from theme_summary_events(request, theme, ctx, timings, asked)
 
 
-def theme_summary_events(request: Request, theme: str, ctx: Context, timings: dict[str, float] | None = None, asked: str = "") -> Iterator[AnswerEvent]:
+def theme_summary_events(request: Request, theme: str, ctx: Context, timings: dict[str, float] | None, asked: str) -> Iterator[AnswerEvent]:
     """Every paper about `theme` (not a fixed top k), grouped and cited; an abstention when none is.
     `asked`: the request `theme` was read from; the papers of the examples it gives of the theme
     (rag/theme_examples.py) are found and included too, those of what it leaves out
     (rag/theme_exclusions.py) are not."""
     timings = dict(timings or {})
-    examples = theme_examples(asked, theme) if asked else []
+    examples = theme_examples(asked, theme)
     # A theme asked in Chinese is gathered by the English phrase of the corpus it names ("机器遗忘" →
     # "machine unlearning"): which papers are about a theme is decided by their English words.
     # A short English phrase can read as another language to the detector ("multi-objective
@@ -78,8 +78,7 @@ def theme_summary_events(request: Request, theme: str, ctx: Context, timings: di
     hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
     timings["retrieve"] = request.elapsed_ms()
     shown = theme if english == theme else f"{theme}（{english}）" if language == "zh" else f"{theme} ({english})"
-    excluded = exclusions(asked) if asked else []
-    yield from _theme_summary(request, english, hits, None, ctx, timings, shown, examples, excluded)
+    yield from _theme_summary(request, english, hits, None, ctx, timings, shown, examples, exclusions(asked))
 
 
 def _theme_summary(
@@ -98,9 +97,10 @@ def _theme_summary(
     relevant = list(hits) if pinned else kept_in_order(hits, found)
     dropped_by = left_out(excluded, theme, relevant, corpus.document_frequency(), cal)
     dropped_ids = {h.paper.paper_id for each in dropped_by.values() for h in each}
-    if dropped_ids >= {h.paper.paper_id for h in relevant}:
+    if kept := [h for h in relevant if h.paper.paper_id not in dropped_ids]:
+        relevant = kept
+    else:
         dropped_by = {}  # a leave-out that would leave nothing was not meant of the theme ("Not an expert here, ...")
-    relevant = [h for h in relevant if h.paper.paper_id not in dropped_ids or not dropped_by]
     # Papers in only by an example the request gave: the count's line says so, naming those examples.
     if used := examples_adding(found):
         shown = prompts.say("THEME_WITH_EXAMPLES", language, theme=shown or theme, examples=", ".join(used))

@@ -27,20 +27,22 @@ _AT_CLAUSE_START = (
 )
 # Cues that exclude wherever they stand: "all unlearning papers except the diffusion ones".
 _ANYWHERE = r"except(?:\s+for)?|excepting|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than"
-# Where a clause starts: after a mark, a line break, a bracket or a spaced dash.
-_CLAUSE_START = r"(?:^|(?<=[,;:(（\[【—–.?!，。；：？！\n])|(?<=\s[-–]))"
+# The marks that end a clause, and after which one starts: also after an opening bracket or a spaced dash.
+_MARKS = r",;:.?!—，。；：？！\n"
+_CLAUSE_START = rf"(?:^|(?<=[(（\[【–{_MARKS}])|(?<=\s[-–]))"
 # A leave-out's words run to the end of their clause (a comma too: "Not RAG pipelines, the
 # retrievers themselves" goes on about the theme) or to a "but" that turns to the theme ("not the
 # LLM papers but the vision ones").
-_SPAN_WORDS = r"(?:(?!\s[-–]\s|\s(?:but|rather|instead)\b)[^,;:.?!()（）\[\]【】—，。；：？！\n])"
+_SPAN_WORDS = rf"(?:(?!\s[-–]\s|\s(?:but|rather|instead)\b)[^()（）\[\]【】{_MARKS}])"
 _SPAN = rf"(?P<left>{_SPAN_WORDS}*)"
 # ... or, said after them, the whole clause: "Feature attribution / saliency methods are out of scope."
-_OUT_OF_SCOPE = rf"{_CLAUSE_START}\s*(?P<said>{_SPAN_WORDS}*?)\s+(?:is|are)\s+out\s+of\s+scope\b"
+_OUT_OF_SCOPE_CUE = r"\bout\s+of\s+scope\b"
+_OUT_OF_SCOPE = rf"{_CLAUSE_START}\s*(?P<said>{_SPAN_WORDS}*?)\s+(?:is|are)\s+{_OUT_OF_SCOPE_CUE}"
 # (The "but" that turns back to the theme goes with the span: "Not LLM pruning but CNN pruning".)
 EXCLUDED = re.compile(rf"(?:{_CLAUSE_START}\s*{_LEAD}(?:{_AT_CLAUSE_START})|\b(?:{_ANYWHERE}))(?![\w-])\s*{_SPAN}(?:\s+but\b)?|{_OUT_OF_SCOPE}", re.I)
 # Within a list of examples, everything from a cue on says what is not one ("voice cloning is fine,
 # but not TTS", "No more than five bullets"): the same cues wherever they stand, and "without".
-AGAINST = re.compile(rf"(?:\bbut\s+)?\b(?:{_AT_CLAUSE_START}|{_ANYWHERE}|without)(?![\w-]).*$|^.*\bout\s+of\s+scope\b.*$", re.I)
+AGAINST = re.compile(rf"(?:\bbut\s+)?\b(?:{_AT_CLAUSE_START}|{_ANYWHERE}|without)(?![\w-]).*$|^.*{_OUT_OF_SCOPE_CUE}.*$", re.I)
 # What frames a left-out term rather than names it: "the GPU kernel ones", "the sparse
 # autoencoder work", "interested in music".
 _FRAMES = frozenset(

@@ -7,7 +7,7 @@ around it come from a small closed vocabulary (asking, summarising, time, venue,
 Marking those and keeping the longest run left generalises to wordings no rule names (measured on
 200 requests written blind, bench/theme_requests.py); a parser would add a model for what a word
 list does as well here. Only whether a run starts with a verb ("papers that use ML for X") is the
-tagger's to say (rag/tagger.py, already loaded for topic labels), where one is installed.
+tagger's to say (rag/tagger.py, loaded at the app's warm-up), where one is installed.
 """
 
 from __future__ import annotations
@@ -104,15 +104,16 @@ _LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9f
 # An aside after the theme: its examples or another name ("X (e.g. A, B)", "X, such as Y", "X /
 # Y"). Kept with the theme for the search; theme_head takes it off for membership.
 _ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially"
+_EXAMPLE_OPENERS = rf"{_ASIDE_OPENERS}|like"  # what opens a theme's examples (theme_head), and a quoted one
 # (An aside in words stops before a bracket, which is an aside of its own; one that gives examples
 # runs on over their commas, "protein design, i.e. inverse folding, binder and antibody design",
 # up to a comma that goes on with the request: "..., then compare them", "..., in three bullets",
 # "..., what's new?".)
 _NOT_AN_ITEM = r"(?:then|in|what|what's|how|why|which|who|please|so|if|and\s+(?:then|how|what|why|which))\b"
+_ASIDE_WORDS = r"[^,;:?!—。，？！(（]*"
 _ASIDE = re.compile(
-    rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS})|,\s+like)\s[^,;:?!—。，？！(（]*(?:,(?!\s*{_NOT_AN_ITEM})\s*[^,;:?!—。，？！(（]*)*"
-    r"|\s+/\s[^,;:?!—。，？！(（]*",
-    re.I
+    rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS})|,\s+like)\s{_ASIDE_WORDS}(?:,(?!\s*{_NOT_AN_ITEM})\s*{_ASIDE_WORDS})*|\s+/\s{_ASIDE_WORDS}",
+    re.I,
 )
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
 _RUN_ENDS = FRAME_WORDS | CONNECTORS  # what ends a run of a theme's words, looking back
@@ -214,9 +215,8 @@ def theme_clause(request: str) -> str:
     restoration papers? deblurring, deraining, ..."; "Can you summarise the continual learning papers?
     Mainly interested in ...") or names a topic and nothing else, as a heading ("efficient reasoning for
     LLMs: what have people done about overthinking ..."); the clauses after it give examples or
-    qualify it; a clause about the asker that does not ask for papers is context. When none asks,
-    the first clause that names something and is not about the asker; the whole request when it is
-    one clause, has Chinese in it, or no clause is either."""
+    qualify it; a clause about the asker that does not ask for papers is context. When none asks, the
+    first clause not about the asker that names something (with the tagger); else the whole request."""
     clauses = _clauses(request)
     if len(clauses) < 2 or _CJK.search(request):
         return request
@@ -238,11 +238,12 @@ def theme_clause(request: str) -> str:
         # for the papers itself ("I want the speculative decoding papers.").
         if asks or (heading and not about_asker):
             return clause
-        first = first or ("" if about_asker or not _nominal_runs(reading) else clause)
+        if not first and not about_asker and make_tagger() and _nominal_runs(reading):
+            first = clause
     # None asks: the first clause not about the asker that names something names the theme, as
     # people state a topic first ("Has anyone looked at X in LLMs? Summarise what they found — A, B";
     # not "What came out on this?", whose verb only the tagger tells: without it, the whole request).
-    return (first if make_tagger() else "") or request
+    return first or request
 
 
 # Penn Treebank's verb tags: a verb in the present or its base form heads a predicate after the
@@ -345,7 +346,7 @@ def sole_theme(question: str) -> str:
 # in brackets or after an aside's opener in its sentence (`_quoted`). A quotation mark opens after a
 # space or a line's start ("people's" has none).
 _QUOTED = re.compile(r"(?:(?<=\s)|^)['\"‘“](?P<term>[^'\"‘’“”?!.,;:\s]+(?:\s+[^'\"‘’“”?!.,;:\s]+){1,5})['\"’”](?!\w)")
-_IN_EXAMPLES = re.compile(rf"\b(?:{_ASIDE_OPENERS}|like)\s(?:(?!\.\s+[A-Z])[^?!;:])*$", re.I)  # ("e.g." has full stops)
+_IN_EXAMPLES = re.compile(rf"\b(?:{_EXAMPLE_OPENERS})\s(?:(?!\.\s+[A-Z])[^?!;:])*$", re.I)  # ("e.g." has full stops)
 
 
 def _quoted(question: str) -> str:
@@ -373,21 +374,19 @@ def theme_of(question: str) -> str:
         clauses = [c for c in _CJK_CLAUSES.split(question) if _theme_run(_THEME_FRAME_ZH.sub(" ", c))]
         question = next((c for c in clauses if _ASKS_FOR_PAPERS_ZH.search(c) or not _INTERROGATIVE_ZH.search(c)), clauses[0] if clauses else question)
         question = _THEME_FRAME_ZH.sub(" ", question)
-    if not _CJK.search(question):
-        # A corpus question's frame counts in the clause that names the theme: "Give me an overview
-        # of offline RL. What are the main ideas for dealing with distribution shift?" is offline RL.
-        question = theme_clause(question)
+    # A corpus question's frame counts in the clause that names the theme: "Give me an overview of
+    # offline RL. What are the main ideas for dealing with distribution shift?" is offline RL.
+    question = theme_clause(question)
     if CORPUS_QUESTION.search(question) or _TRENDS.search(question):
         # Only in such a question: a summary request keeps the theme it always had.
         if match := _CORPUS_FRAME.search(question) or _CORPUS_FRAME_ZH.search(question):
             return " ".join(match.group("theme").split())
-        return _theme_run(_CORPUS_REQUEST.sub(" , ", strip_citations(question)))
-    return _theme_run(strip_citations(question))
+        return _theme_run(_CORPUS_REQUEST.sub(" , ", question))
+    return _theme_run(question)
 
 
 # What a theme gives as examples or asides: "preference optimization methods such as DPO",
 # "multi-agent systems (debate, collaboration)", "reward models, including process reward models".
-_EXAMPLE_OPENERS = rf"{_ASIDE_OPENERS}|like"
 _EXAMPLES = re.compile(rf"\s*(?:\([^()]*\)|（[^（）]*）)|,?\s+\b(?:{_EXAMPLE_OPENERS}|{'|'.join(sorted(_RELATIVES))})\b.*$", re.I)
 _EXAMPLE_OPENER = re.compile(rf"\b(?:{_EXAMPLE_OPENERS})(?=\s)", re.I)  # where an aside's examples begin
 

@@ -185,8 +185,7 @@ def is_about(paper: Paper, core: set[str], together: bool = False, cal: Calibrat
     )
 
     def enough() -> bool:
-        names = [f == core if together else bool(f) for f in found]
-        return (not paper.title_is_generated and names[0]) or sum(names[len(texts) - len(sentences) :]) >= cal.min_core_sentences
+        return _named_enough(paper, [f == core if together else bool(f) for f in found], cal)
 
     if enough():
         return True
@@ -319,8 +318,14 @@ def left_out(
 def _names_acronym(paper: Paper, acronym: str, cal: Calibration) -> bool:
     """Whether the title, or `min_core_sentences` sentences, say `acronym` as a word ("RL", "RLs")."""
     uses = re.compile(rf"(?<![\w-]){re.escape(acronym)}s?(?![\w-])")
-    sentences = sentences_of(paper)
-    return (bool(uses.search(paper.title)) and not paper.title_is_generated) or sum(bool(uses.search(s)) for s in sentences) >= cal.min_core_sentences
+    return _named_enough(paper, [bool(uses.search(text)) for text in _texts(paper, sentences_of(paper))], cal)
+
+
+def _named_enough(paper: Paper, names: Sequence[bool], cal: Calibration) -> bool:
+    """Whether a paper is about what `names` marks in its `_texts` (its title, unless generated, then
+    its sentences): its title names it, or at least `min_core_sentences` sentences do."""
+    titled = not paper.title_is_generated
+    return (titled and names[0]) or sum(names[1:] if titled else names) >= cal.min_core_sentences
 
 
 def _about_one(theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration) -> list[Hit]:
