@@ -38,8 +38,16 @@ _SPAN = rf"(?P<left>{_SPAN_WORDS}*)"
 # ... or, said after them, the whole clause: "Feature attribution / saliency methods are out of scope."
 _OUT_OF_SCOPE_CUE = r"\bout\s+of\s+scope\b"
 _OUT_OF_SCOPE = rf"{_CLAUSE_START}\s*(?P<said>{_SPAN_WORDS}*?)\s+(?:is|are)\s+{_OUT_OF_SCOPE_CUE}"
+# In Chinese, a clause that starts with 除了 / 不包括 / 排除 ("除了视频生成以外，总结一下扩散模型的论文"). (Not
+# 不要 or 别: "不要太长" speaks of the answer.)
+_ZH = rf"{_CLAUSE_START}\s*(?:除了|不包括|不包含|不含|排除)\s*(?P<zh>[^()（）\[\]【】{_MARKS}]*)"
 # (The "but" that turns back to the theme goes with the span: "Not LLM pruning but CNN pruning".)
-EXCLUDED = re.compile(rf"(?:{_CLAUSE_START}\s*{_LEAD}(?:{_AT_CLAUSE_START})|\b(?:{_ANYWHERE}))(?![\w-])\s*{_SPAN}(?:\s+but\b)?|{_OUT_OF_SCOPE}", re.I)
+EXCLUDED = re.compile(
+    rf"(?:{_CLAUSE_START}\s*{_LEAD}(?:{_AT_CLAUSE_START})|\b(?:{_ANYWHERE}))(?![\w-])\s*{_SPAN}(?:\s+but\b)?|{_OUT_OF_SCOPE}|{_ZH}", re.I
+)
+# What frames a Chinese left-out term: "以外", "的论文", "相关的工作", "关于".
+_FRAMES_ZH = re.compile(r"^(?:关于|有关)|(?:以外|之外)$|(?:相关)?的?(?:论文|工作|研究|文章|方向|方面)?$")
+_ITEM_BREAK_ZH = re.compile(r"\s*(?:和|、|或|以及|及)\s*")
 # Within a list of examples, everything from a cue on says what is not one ("voice cloning is fine,
 # but not TTS", "No more than five bullets"): the same cues wherever they stand, and "without".
 AGAINST = re.compile(rf"(?:\bbut\s+)?\b(?:{_AT_CLAUSE_START}|{_ANYWHERE}|without)(?![\w-]).*$|^.*{_OUT_OF_SCOPE_CUE}.*$", re.I)
@@ -82,6 +90,11 @@ def exclusions(request: str) -> list[str]:
     answer ("Not an expert here", "Don't include citations")."""
     terms: list[str] = []
     for match in EXCLUDED.finditer(request):
+        if match.group("zh") is not None:
+            # (Taken off the theme; its papers are not dropped yet: the term would need the corpus's
+            # English phrase for it, rag/api.Paperchat.english_theme.)
+            terms += [t for item in _ITEM_BREAK_ZH.split(match.group("zh")) if (t := _FRAMES_ZH.sub("", _FRAMES_ZH.sub("", item.strip())).strip())]
+            continue
         for item in _ITEM_BREAK.split(match.group("left") or match.group("said") or ""):
             words = _WORD.findall(item)
             kept = [i for i, w in enumerate(words) if w.lower() not in _FRAMES]

@@ -172,6 +172,10 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
         # Remarks about the asker or the answer leave no topic out.
         ("Not an expert here, so please summarise the MoE papers.", "so please summarise the MoE papers.", []),
         ("Summarise the papers on RL. Don't include citations. No jargon please.", "Summarise the papers on RL.", []),
+        # In Chinese, a clause that starts with 除了 / 不包括 / 排除.
+        ("除了视频生成以外，总结一下扩散模型的论文", "总结一下扩散模型的论文", ["视频生成"]),
+        ("排除数据集蒸馏和模型压缩相关的论文，总结知识蒸馏的论文", "总结知识蒸馏的论文", ["数据集蒸馏", "模型压缩"]),
+        ("总结一下不包含标签的学习方法", "总结一下不包含标签的学习方法", []),  # inside a clause it describes the theme
         # Inside a clause "not" and "no" describe the theme; "not only" and "no-regret" leave nothing out.
         ("methods that do not need labels", "methods that do not need labels", []),
         ("papers that are not only fast but accurate", "papers that are not only fast but accurate", []),
@@ -187,6 +191,7 @@ def test_what_a_request_leaves_out_is_read_off_it(request_: str, kept: str, left
 def test_what_a_request_leaves_out_is_never_its_theme() -> None:
     assert theme_of("Summarise, not the LLM papers but the vision transformer ones.") == "vision transformer ones"
     assert theme_of("Not an expert here, so please summarise the mixture of experts papers simply.") == "mixture of experts"
+    assert theme_of("除了视频生成以外，总结一下扩散模型的论文") == "扩散模型"
     assert theme_of("Summarise the kernel methods papers (NTK analyses), not the GPU kernel ones.") == "kernel methods"
     assert theme_of("What's new in prompt tuning, not automatic optimisation of text prompts?") == "prompt tuning"
     assert theme_examples("Summarise the research on audio generation (TTS, but not music)") == ["TTS"]
