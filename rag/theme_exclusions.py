@@ -38,15 +38,17 @@ _SPAN = rf"(?P<left>{_SPAN_WORDS}*)"
 # ... or, said after them, the whole clause: "Feature attribution / saliency methods are out of scope."
 _OUT_OF_SCOPE_CUE = r"\bout\s+of\s+scope\b"
 _OUT_OF_SCOPE = rf"{_CLAUSE_START}\s*(?P<said>{_SPAN_WORDS}*?)\s+(?:is|are)\s+{_OUT_OF_SCOPE_CUE}"
-# In Chinese, a clause that starts with 除了 / 不包括 / 排除 ("除了视频生成以外，总结一下扩散模型的论文"). (Not
-# 不要 or 别: "不要太长" speaks of the answer.)
-_ZH = rf"{_CLAUSE_START}\s*(?:除了|不包括|不包含|不含|排除)\s*(?P<zh>[^()（）\[\]【】{_MARKS}]*)"
+# In Chinese, a whole clause that starts with 除了 / 除开 / 不包括 / 排除 and asks nothing ("除了视频生成以外，总结一下
+# 扩散模型的论文"): closed by a mark, never the clause that asks for the papers ("除了视频生成总结一下扩散模型的论文"
+# keeps its theme). Not 不含 / 不包含, which describe a theme ("不含标签的学习方法"), nor 排除法, 不要 or 别 ("不要太长").
+_ASKS_ZH = r"总结|概述|综述|梳理|盘点|介绍|哪些|什么|有没有|吗"
+_ZH = rf"{_CLAUSE_START}\s*(?:除了|除开|不包括|排除(?!法))\s*(?P<zh>(?:(?!{_ASKS_ZH})[^()（）\[\]【】{_MARKS}])*)(?=[{_MARKS}、]|$)"
 # (The "but" that turns back to the theme goes with the span: "Not LLM pruning but CNN pruning".)
 EXCLUDED = re.compile(
     rf"(?:{_CLAUSE_START}\s*{_LEAD}(?:{_AT_CLAUSE_START})|\b(?:{_ANYWHERE}))(?![\w-])\s*{_SPAN}(?:\s+but\b)?|{_OUT_OF_SCOPE}|{_ZH}", re.I
 )
 # What frames a Chinese left-out term: "以外", "的论文", "相关的工作", "关于".
-_FRAMES_ZH = re.compile(r"^(?:关于|有关)|(?:以外|之外)$|(?:相关)?的?(?:论文|工作|研究|文章|方向|方面)?$")
+_FRAMES_ZH = re.compile(r"^(?:掉|关于|有关)|(?:以外|之外)$|(?:相关)?的?(?:论文|工作|研究|文章|方向|方面)?$")
 _ITEM_BREAK_ZH = re.compile(r"\s*(?:和|、|或|以及|及)\s*")
 # Within a list of examples, everything from a cue on says what is not one ("voice cloning is fine,
 # but not TTS", "No more than five bullets"): the same cues wherever they stand, and "without".
@@ -91,8 +93,8 @@ def exclusions(request: str) -> list[str]:
     terms: list[str] = []
     for match in EXCLUDED.finditer(request):
         if match.group("zh") is not None:
-            # (Taken off the theme; its papers are not dropped yet: the term would need the corpus's
-            # English phrase for it, rag/api.Paperchat.english_theme.)
+            # (A Chinese term drops no paper, having no English key terms: the corpus's English phrase
+            # for it, rag/api.Paperchat.english_theme, is not looked up. "除了 LoRA 以外" drops LoRA's.)
             terms += [t for item in _ITEM_BREAK_ZH.split(match.group("zh")) if (t := _FRAMES_ZH.sub("", _FRAMES_ZH.sub("", item.strip())).strip())]
             continue
         for item in _ITEM_BREAK.split(match.group("left") or match.group("said") or ""):

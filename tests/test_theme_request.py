@@ -175,7 +175,13 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
         # In Chinese, a clause that starts with 除了 / 不包括 / 排除.
         ("除了视频生成以外，总结一下扩散模型的论文", "总结一下扩散模型的论文", ["视频生成"]),
         ("排除数据集蒸馏和模型压缩相关的论文，总结知识蒸馏的论文", "总结知识蒸馏的论文", ["数据集蒸馏", "模型压缩"]),
-        ("总结一下不包含标签的学习方法", "总结一下不包含标签的学习方法", []),  # inside a clause it describes the theme
+        ("除了扩散模型，还有哪些生成模型的研究？", "还有哪些生成模型的研究？", ["扩散模型"]),
+        # ... a whole clause that asks nothing: not the clause that asks for the papers, not 不含 (it
+        # describes a theme), not 排除法.
+        ("总结一下不包含标签的学习方法", "总结一下不包含标签的学习方法", []),
+        ("不含标签的学习方法有哪些研究？", "不含标签的学习方法有哪些研究？", []),
+        ("除了视频生成总结一下扩散模型的论文", "除了视频生成总结一下扩散模型的论文", []),
+        ("排除法在定理证明中的应用有哪些研究？", "排除法在定理证明中的应用有哪些研究？", []),
         # Inside a clause "not" and "no" describe the theme; "not only" and "no-regret" leave nothing out.
         ("methods that do not need labels", "methods that do not need labels", []),
         ("papers that are not only fast but accurate", "papers that are not only fast but accurate", []),
