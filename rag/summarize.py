@@ -93,9 +93,10 @@ def _theme_summary(
     question, corpus, cal = request.question, ctx.corpus, ctx.calibration
     language = question_language(question)
     papers = corpus.papers_by_id()
-    found = {} if pinned else about_theme_by(theme, hits, corpus.document_frequency(), len(papers), cal, examples)
+    frequency = corpus.document_frequency()
+    found = {} if pinned else about_theme_by(theme, hits, frequency, len(papers), cal, examples)
     relevant = list(hits) if pinned else kept_in_order(hits, found)
-    dropped_by = left_out(excluded, theme, relevant, corpus.document_frequency(), cal)
+    dropped_by = left_out(excluded, theme, relevant, frequency, cal)
     dropped_ids = {h.paper.paper_id for each in dropped_by.values() for h in each}
     if kept := [h for h in relevant if h.paper.paper_id not in dropped_ids]:
         relevant = kept

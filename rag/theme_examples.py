@@ -50,8 +50,8 @@ def theme_examples(question: str, theme: str | None = None) -> list[str]:
     request in Chinese, whose clauses qualify its theme."""
     if _CJK.search(question):
         return []
-    # (Read with what it leaves out: its clauses are cut there, as `theme_of` sees them, and AGAINST
-    # drops a piece from its cue on, "Skip the introduction, go straight to results".)
+    # (Read as asked, what it leaves out included: AGAINST drops each piece from its cue on, "Skip
+    # the introduction, go straight to results", where the leave-out span alone would keep the rest.)
     question = strip_citations(question)
     theme = theme_of(question) if theme is None else theme
     # theme_head's asides, but a relative clause qualifies the theme ("models that reason") and a

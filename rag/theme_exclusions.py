@@ -95,6 +95,7 @@ def exclusions(request: str) -> list[str]:
         if match.group("zh") is not None:
             # (A Chinese term drops no paper, having no English key terms: the corpus's English phrase
             # for it, rag/api.Paperchat.english_theme, is not looked up. "除了 LoRA 以外" drops LoRA's.)
+            # (Framed twice: a term may end in both frames, in either order, "X以外的论文", "X的论文以外".)
             terms += [t for item in _ITEM_BREAK_ZH.split(match.group("zh")) if (t := _FRAMES_ZH.sub("", _FRAMES_ZH.sub("", item.strip())).strip())]
             continue
         for item in _ITEM_BREAK.split(match.group("left") or match.group("said") or ""):
