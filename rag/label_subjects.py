@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rag.tagger import NOUN_TAGS, Tagger
-from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, TERM_HEADS, is_coined, language_of, stem_words, term_sequence
+from rag.text import COMMON_ML_WORDS, MANNER_ADVERB, STOPWORDS, TERM_HEADS, is_coined, language_of, split_sentences, stem_words, term_sequence
 
 # Texts to unit-length embedding rows (rag/evidence.SentenceVectors in the app).
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -24,6 +24,10 @@ SUBJECT_MIN_WORDS = 2
 SUBJECT_MAX_WORDS = 4
 # Words of the field that end a subject phrase but never make one alone.
 SUBJECT_HEADS = TERM_HEADS | frozenset("learning network networks training data framework language".split())
+# A phrase a label adds ("... for video generation") names the field, which an abstract states in its
+# opening sentences; closeness to the whole abstract picked its components and results ("for
+# invisibility masks", "for minimax-optimal regret").
+FIELD_SENTENCES = 2
 
 # Verbs of purpose ("to improve", "that reframes"): a title stops before them, and a word after
 # "to" in this list is a verb, not a subject.
@@ -43,6 +47,9 @@ _CITATION_WORDS = frozenset({"et", "al"})
 _MODIFIER_SUFFIX = re.compile(r"-(?:based|wise|aware|free|guided|driven|like|style|level|specific)$")
 
 
+# Two to six capitals in a row, an acronym ("PEFT", "PRM" of "WebPRM", "VLM" of "VLMs"); longer runs
+# are words in capitals ("GEOPRIVACY").
+_ACRONYM = re.compile(r"(?<![A-Z])[A-Z]{2,6}(?![A-Z])")
 # A word of letters in any alphabet ("Schrödinger", not "dinger"), else one character.
 _TOKEN = re.compile(r"[^\W\d_][\w\-]*[^\W_]|\S")
 
@@ -88,8 +95,9 @@ class Candidate(NamedTuple):
 
 def subject_phrase(text: str, label: str, tag: Tagger | None = None, embed: Embed | None = None) -> str:
     """The phrase of two to four content words that names the abstract's subject and that the
-    label lacks: the candidate closest to the abstract by embedding (KeyBERT's score) when `embed`
-    is given, else the most repeated. A phrase said once is a candidate only when the tagger vouches
+    label lacks: the candidate closest by embedding (KeyBERT's score) when `embed` is given, to the
+    abstract, or to its opening sentences (its field) when the phrase is added to a `label`; else the
+    most repeated. A phrase said once is a candidate only when the tagger vouches
     that it is a noun phrase, and only for the embedding, which tells a subject from a detail.
 
     Hand-written: RAKE and YAKE score single words and generic phrases high ("deep learning",
@@ -106,7 +114,7 @@ def subject_phrase(text: str, label: str, tag: Tagger | None = None, embed: Embe
     if not pool:
         return ""
     # The abstract apart from the phrases: in one batch every phrase is padded to the abstract's length.
-    document = embed([text])[0]
+    document = embed([" ".join(split_sentences(text)[:FIELD_SENTENCES]) if label else text])[0]
     closeness = embed([c.surface for c in pool]) @ document
     return pool[int(np.argmax(closeness))].surface
 
@@ -158,6 +166,7 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
                 surface.setdefault(key, run[i : i + n])
 
     have = set(term_sequence(label))  # hyphenated words in parts: "GUI-Shift" shares "shift" with "Shift"
+    acronyms = [a.lower() for a in _ACRONYM.findall(label)]
     # A phrase said only as the start of a longer one is no phrase of its own: "multivariate hawkes"
     # of "multivariate hawkes processes", "sequential decision" of "sequential decision making".
     extended: Counter[tuple[str, ...]] = Counter()
@@ -173,5 +182,13 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
             key in nominal,
         )
         for key, count in mentions.items()
-        if key not in cut and not have.intersection(term_sequence(" ".join(surface[key])))
+        if key not in cut and not have.intersection(term_sequence(" ".join(surface[key]))) and not _spells_out(surface[key], acronyms)
     ]
+
+
+def _spells_out(words: list[str], acronyms: list[str]) -> bool:
+    """Whether `words` are what one of the label's `acronyms` stands for ("parameter-efficient fine-tuning"
+    of "PEFT", "process reward models" of "WebPRM"): a label says it once ("DiaBlo: PEFT approach for
+    Parameter-Efficient Fine-Tuning" read as a stutter)."""
+    initials = "".join(part[0] for w in words for part in w.lower().split("-") if part)
+    return initials in acronyms

@@ -458,3 +458,41 @@ def test_titling_shows_a_bar_when_asked_and_only_for_papers_without_a_title(api,
     seed_list.write_text("ICLR 2026 Papers\n\n" + _SUBJECTS.replace("QuillNet", "InkNet") + "\n", encoding="utf-8")
     api.ingest([seed_list], progress=True)
     assert "titling: 100%" in capsys.readouterr().err
+
+
+def _bag_of_words(texts):
+    """The shared fake embedding model as the labeller calls it: rows of unit vectors."""
+    import numpy as np
+
+    from tests.fakes import HashingEmbeddings
+
+    return np.asarray(HashingEmbeddings().embed_documents(list(texts)))
+
+
+def test_the_phrase_a_label_adds_names_the_field_the_abstract_opens_with() -> None:
+    # The component is said most ("invisibility masks"), the field in the opening sentences: a title
+    # is "for" the field. Closeness to the whole abstract picked the component.
+    abstract = (
+        "Video generation of 4D scenes is hard. Video generation from one clip loses geometry. "
+        "We propose EasyMake, a 4D creation framework. EasyMake trains with invisibility masks: invisibility "
+        "masks hide occluded pixels, invisibility masks are sampled per frame, and invisibility masks vary."
+    )
+    assert make_label(abstract, embed=_bag_of_words) == "EasyMake: 4D creation framework for video generation"
+    # Without a label the phrase is the whole title, and the whole abstract's subject.
+    from rag.label_subjects import subject_phrase
+
+    assert subject_phrase(abstract, "", make_tagger(), _bag_of_words) == "invisibility masks"
+
+
+def test_the_phrase_a_label_adds_never_spells_out_its_acronym() -> None:
+    from rag.label_subjects import subject_candidates
+
+    abstract = (
+        "Parameter-efficient fine-tuning adapts large models cheaply, and parameter-efficient fine-tuning "
+        "of diffusion large language models is new. We propose DiaBlo, a PEFT approach with diagonal blocks."
+    )
+    spelled = {c.surface.lower() for c in subject_candidates(abstract, "", make_tagger())}
+    assert {"parameter-efficient fine-tuning", "diffusion large language models"} <= spelled
+    # "PEFT" already says "parameter-efficient fine-tuning"; "LLM" of "dLLM" is not "diffusion LLM".
+    surfaces = {c.surface.lower() for c in subject_candidates(abstract, "DiaBlo: PEFT approach for dLLMs", make_tagger())}
+    assert "parameter-efficient fine-tuning" not in surfaces and "diffusion large language models" in surfaces
