@@ -1,5 +1,5 @@
-"""A title's subject: the abstract's noun phrase closest to it by the embedding model, else the one it
-repeats ("masked diffusion decoding")."""
+"""A title's subject: the abstract's noun phrase closest by the embedding model to it, or to its opening
+when the phrase names the field a label is "for", else the one it repeats ("masked diffusion decoding")."""
 
 from __future__ import annotations
 
@@ -47,9 +47,10 @@ _CITATION_WORDS = frozenset({"et", "al"})
 _MODIFIER_SUFFIX = re.compile(r"-(?:based|wise|aware|free|guided|driven|like|style|level|specific)$")
 
 
-# Two to six capitals in a row, an acronym ("PEFT", "PRM" of "WebPRM", "VLM" of "VLMs"); longer runs
-# are words in capitals ("GEOPRIVACY").
-_ACRONYM = re.compile(r"(?<![A-Z])[A-Z]{2,6}(?![A-Z])")
+# An acronym: a word of two to six capitals ("PEFT", "RL", "VLM" of "VLMs"), or three to six inside a
+# word ("PRM" of "WebPRM", "LLM" of "dLLM"); not two inside a word ("RA" of "LoRA", "RF" of "NeRF"), nor
+# a longer run (a word in capitals, "GEOPRIVACY").
+_ACRONYM = re.compile(r"(?<![A-Za-z])[A-Z]{2,6}(?=s?(?![A-Za-z]))|(?<![A-Z])[A-Z]{3,6}(?![A-Z])")
 # A word of letters in any alphabet ("Schrödinger", not "dinger"), else one character.
 _TOKEN = re.compile(r"[^\W\d_][\w\-]*[^\W_]|\S")
 
@@ -91,6 +92,7 @@ class Candidate(NamedTuple):
     repetition: float  # how often its words occur, times the square root of the phrase's mentions
     mentions: int
     nominal: bool  # tagged as nouns, adjectives or numbers, ending on a noun, where it is said
+    spells_label: bool  # what an acronym of the label stands for (`_spells_out`)
 
 
 def subject_phrase(text: str, label: str, tag: Tagger | None = None, embed: Embed | None = None) -> str:
@@ -109,14 +111,17 @@ def subject_phrase(text: str, label: str, tag: Tagger | None = None, embed: Embe
     # The tagger reads English: a Spanish phrase said once is no noun phrase it can vouch for.
     if embed is None or language_of(text) != "en":
         repeated = [c for c in candidates if c.mentions >= SUBJECT_MIN_MENTIONS]
-        return max(repeated, key=lambda c: (c.repetition, c.surface)).surface if repeated else ""
-    pool = [c for c in candidates if c.mentions >= SUBJECT_MIN_MENTIONS or c.nominal]
-    if not pool:
-        return ""
-    # The abstract apart from the phrases: in one batch every phrase is padded to the abstract's length.
-    document = embed([" ".join(split_sentences(text)[:FIELD_SENTENCES]) if label else text])[0]
-    closeness = embed([c.surface for c in pool]) @ document
-    return pool[int(np.argmax(closeness))].surface
+        best = max(repeated, key=lambda c: (c.repetition, c.surface)) if repeated else None
+    else:
+        pool = [c for c in candidates if c.mentions >= SUBJECT_MIN_MENTIONS or c.nominal]
+        if not pool:
+            return ""
+        # The abstract apart from the phrases: in one batch every phrase is padded to the abstract's length.
+        document = embed([" ".join(split_sentences(text)[:FIELD_SENTENCES]) if label else text])[0]
+        best = pool[int(np.argmax(embed([c.surface for c in pool]) @ document))]
+    # When the best phrase is one the label's acronym says, the label names its subject already: the
+    # next best was a detail ("ReFORM: offline RL method ... for OOD errors").
+    return best.surface if best is not None and not best.spells_label else ""
 
 
 def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list[Candidate]:
@@ -166,7 +171,9 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
                 surface.setdefault(key, run[i : i + n])
 
     have = set(term_sequence(label))  # hyphenated words in parts: "GUI-Shift" shares "shift" with "Shift"
-    acronyms = [a.lower() for a in _ACRONYM.findall(label)]
+    # The acronyms of a label's description: a name's own says no field ("VLM-Geo: benchmark" wants its
+    # "for vision-language models"), and a bare name's spelled-out form is its description.
+    acronyms = [a.lower() for a in _ACRONYM.findall(label.partition(": ")[2] if ": " in label else label)] if len(label.split()) > 1 else []
     # A phrase said only as the start of a longer one is no phrase of its own: "multivariate hawkes"
     # of "multivariate hawkes processes", "sequential decision" of "sequential decision making".
     extended: Counter[tuple[str, ...]] = Counter()
@@ -180,15 +187,16 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
             sum(word_counts[s] for s in key) * math.sqrt(count),
             count,
             key in nominal,
+            _spells_out(surface[key], acronyms),
         )
         for key, count in mentions.items()
-        if key not in cut and not have.intersection(term_sequence(" ".join(surface[key]))) and not _spells_out(surface[key], acronyms)
+        if key not in cut and not have.intersection(term_sequence(" ".join(surface[key])))
     ]
 
 
 def _spells_out(words: list[str], acronyms: list[str]) -> bool:
-    """Whether `words` are what one of the label's `acronyms` stands for ("parameter-efficient fine-tuning"
-    of "PEFT", "process reward models" of "WebPRM"): a label says it once ("DiaBlo: PEFT approach for
-    Parameter-Efficient Fine-Tuning" read as a stutter)."""
+    """Whether `words` are what one of the label's `acronyms` stands for, perhaps with a head after it
+    ("parameter-efficient fine-tuning (methods)" of "PEFT", "process reward models" of "WebPRM"): a
+    label says it once ("DiaBlo: PEFT approach for Parameter-Efficient Fine-Tuning" read as a stutter)."""
     initials = "".join(part[0] for w in words for part in w.lower().split("-") if part)
-    return initials in acronyms
+    return any(initials.startswith(a) for a in acronyms)

@@ -10,8 +10,8 @@ Shape of a label: "<Name>: <gist>" when the abstract introduces a named
 method/system/benchmark ("we propose WinT3R, a feed-forward ..."), otherwise
 the gist of the contribution sentence (else the abstract's subject phrase, else
 its first sentence), kept to the noun phrase before any clause (rag.label_clauses,
-with spaCy's tagger where it is installed); then " for <subject>" when it lacks
-the phrase closest to the abstract's meaning (rag.label_subjects). Finding the name is
+with spaCy's tagger where it is installed); then " for <field>" when it lacks a
+subject phrase: the phrase closest to the abstract's opening sentences (rag.label_subjects). Finding the name is
 `rag.label_names`; sentences and LaTeX styles come from `rag.text`. Measured by
 bench/titles.py. Labels differ where the tagger or the embedding model is missing or
 another; an ingest keeps an indexed abstract's label (rag/api.py), so they do not change under it.

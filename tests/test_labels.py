@@ -485,14 +485,22 @@ def test_the_phrase_a_label_adds_names_the_field_the_abstract_opens_with() -> No
 
 
 def test_the_phrase_a_label_adds_never_spells_out_its_acronym() -> None:
-    from rag.label_subjects import subject_candidates
+    from rag.label_subjects import subject_candidates, subject_phrase
 
     abstract = (
         "Parameter-efficient fine-tuning adapts large models cheaply, and parameter-efficient fine-tuning "
         "of diffusion large language models is new. We propose DiaBlo, a PEFT approach with diagonal blocks."
     )
-    spelled = {c.surface.lower() for c in subject_candidates(abstract, "", make_tagger())}
-    assert {"parameter-efficient fine-tuning", "diffusion large language models"} <= spelled
+
+    def spelled(label: str) -> set[str]:
+        return {c.surface.lower() for c in subject_candidates(abstract, label, make_tagger()) if c.spells_label}
+
     # "PEFT" already says "parameter-efficient fine-tuning"; "LLM" of "dLLM" is not "diffusion LLM".
-    surfaces = {c.surface.lower() for c in subject_candidates(abstract, "DiaBlo: PEFT approach for dLLMs", make_tagger())}
-    assert "parameter-efficient fine-tuning" not in surfaces and "diffusion large language models" in surfaces
+    assert "parameter-efficient fine-tuning" in spelled("DiaBlo: PEFT approach for dLLMs")
+    assert not [c for c in spelled("DiaBlo: PEFT approach for dLLMs") if "diffusion" in c]
+    # A name's own acronym says no field; a bare name's spelled-out form is its description; two
+    # capitals inside a word are no acronym ("FT" of "LoFT").
+    assert spelled("PEFT-Bench: benchmark") == spelled("PEFT") == spelled("LoFT method") == set()
+    # When the closest phrase is the one the acronym says, the label names its field already: no other is added.
+    assert subject_phrase(abstract, "DiaBlo: PEFT approach", make_tagger(), _PointsAt("parameter-efficient fine-tuning")) == ""
+    assert subject_phrase(abstract, "DiaBlo: LoFT approach", make_tagger(), _PointsAt("parameter-efficient fine-tuning")) == "parameter-efficient fine-tuning"
