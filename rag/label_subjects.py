@@ -50,7 +50,8 @@ _MODIFIER_SUFFIX = re.compile(r"-(?:based|wise|aware|free|guided|driven|like|sty
 # An acronym: a word of two to six capitals ("PEFT", "RL", "VLM" of "VLMs"), or three to six inside a
 # word ("PRM" of "WebPRM", "LLM" of "dLLM"); not two inside a word ("RA" of "LoRA", "RF" of "NeRF"), nor
 # a longer run (a word in capitals, "GEOPRIVACY").
-_ACRONYM = re.compile(r"(?<![A-Za-z])[A-Z]{2,6}(?=s?(?![A-Za-z]))|(?<![A-Z])[A-Z]{3,6}(?![A-Z])")
+# After "3D" the rest is the acronym: "GS" of "3DGS" (a phrase's words start with a letter: "gaussian splatting").
+_ACRONYM = re.compile(r"(?<![A-Za-z])(?:\dD)?([A-Z]{2,6})(?=s?(?![A-Za-z]))|(?<![A-Z])([A-Z]{3,6})(?![A-Z])")
 # A word of letters in any alphabet ("Schrödinger", not "dinger"), else one character.
 _TOKEN = re.compile(r"[^\W\d_][\w\-]*[^\W_]|\S")
 
@@ -173,7 +174,8 @@ def subject_candidates(text: str, label: str, tag: Tagger | None = None) -> list
     have = set(term_sequence(label))  # hyphenated words in parts: "GUI-Shift" shares "shift" with "Shift"
     # The acronyms of a label's description: a name's own says no field ("VLM-Geo: benchmark" wants its
     # "for vision-language models"), and a bare name's spelled-out form is its description.
-    acronyms = [a.lower() for a in _ACRONYM.findall(label.partition(": ")[2] if ": " in label else label)] if len(label.split()) > 1 else []
+    described = label.partition(": ")[2] if ": " in label else label
+    acronyms = [(a or b).lower() for a, b in _ACRONYM.findall(described)] if len(label.split()) > 1 else []
     # A phrase said only as the start of a longer one is no phrase of its own: "multivariate hawkes"
     # of "multivariate hawkes processes", "sequential decision" of "sequential decision making".
     extended: Counter[tuple[str, ...]] = Counter()

@@ -501,6 +501,9 @@ def test_the_phrase_a_label_adds_never_spells_out_its_acronym() -> None:
     # A name's own acronym says no field; a bare name's spelled-out form is its description; two
     # capitals inside a word are no acronym ("FT" of "LoFT").
     assert spelled("PEFT-Bench: benchmark") == spelled("PEFT") == spelled("LoFT method") == set()
+    # "3DGS" says "gaussian splatting" (a phrase's words start with a letter).
+    splats = "We study Gaussian splatting with depth priors, as gaussian splatting blurs thin objects."
+    assert "gaussian splatting" in {c.surface.lower() for c in subject_candidates(splats, "SparseSplat: 3DGS variant", make_tagger()) if c.spells_label}
     # When the closest phrase is the one the acronym says, the label names its field already: no other is added.
     assert subject_phrase(abstract, "DiaBlo: PEFT approach", make_tagger(), _PointsAt("parameter-efficient fine-tuning")) == ""
     assert subject_phrase(abstract, "DiaBlo: LoFT approach", make_tagger(), _PointsAt("parameter-efficient fine-tuning")) == "parameter-efficient fine-tuning"
