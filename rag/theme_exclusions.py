@@ -26,7 +26,7 @@ _AT_CLAUSE_START = (
     r"|(?:do\s+not|don't|don’t)\s+(?:include|want|need|care\s+about|mean|count)"
 )
 # Cues that exclude wherever they stand: "all unlearning papers except the diffusion ones".
-_ANYWHERE = r"except(?:\s+for)?|excepting|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than"
+_ANYWHERE = r"except(?:\s+for)?|excepting|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than|outside\s+of"
 # The marks that end a clause, and after which one starts: also after an opening bracket or a spaced dash.
 _MARKS = r",;:.?!—，。；：？！\n"
 _CLAUSE_START = rf"(?:^|(?<=[(（\[【–{_MARKS}])|(?<=\s[-–]))"

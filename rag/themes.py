@@ -282,15 +282,28 @@ def about_example(
     """The hits about an example a request gives of its theme ("TTS" of "audio generation (TTS,
     music)"): those whose title or sentences use all of its words together, as a theme of common
     words is named ("dynamic Gaussian splatting", not every paper on Gaussian splatting), and that
-    say one of the theme's own core terms (`theme_core`) somewhere: an example often names an aspect
-    that only the theme makes a topic ("bandits: contextual, combinatorial, dueling", "federated
-    fine-tuning (LoRA or prompt tuning)"). An example without a rare term names no topic of its own
-    ("LLMs" of "memorization (LLMs, diffusion models)"): none. (bench/RESULTS.md, issue 15, 2026-12-02
+    say one of the theme's own core terms (`theme_core`) somewhere, or name the example in their
+    title when it is a term of two words or more: an example often names an aspect that only the
+    theme makes a topic ("bandits: contextual, combinatorial, dueling", "federated fine-tuning (LoRA
+    or prompt tuning)"), or an acronym with another meaning ("TTS" of test-time scaling). An example
+    without a rare term names no topic of its own ("LLMs" of "memorization (LLMs, diffusion models)"): none. (bench/RESULTS.md, issue 15, 2026-12-02
     third session: without the theme's term, a blind set's off-theme share rose from 0.141 to 0.246.)"""
     if core_terms(example, document_frequency, papers, cal)[1]:
         return []
     terms = {t for t in key_terms(example) if document_frequency.get(t, 0) > 0 and t not in _STOPWORD_STEMS}
-    return [h for h in hits if is_about(h.paper, terms, True, cal) and (not theme_core or mentioned(theme_core, _text(h)))]
+    # A term of two words or more that a title names is specific enough alone: "Portrait Animation"
+    # of "face and avatar", "Satellite Imagery" of "remote sensing", without "face" or "remote sensing".
+    named = len(terms) > 1
+    return [
+        h
+        for h in hits
+        if is_about(h.paper, terms, True, cal) and (not theme_core or mentioned(theme_core, _text(h)) or (named and _titled(h.paper, terms)))
+    ]
+
+
+def _titled(paper: Paper, terms: set[str]) -> bool:
+    """Whether a paper's own title (not one generated from its abstract) uses all of `terms`."""
+    return not paper.title_is_generated and mentioned(terms, paper.title) == terms
 
 
 def left_out(

@@ -397,6 +397,14 @@ def test_a_paper_about_an_example_the_request_gives_is_in_the_theme_if_the_examp
     assert [h.paper.paper_id for h in about_theme("audio generation", hits, frequency, 5000)] == ["p0"]
     kept = about_theme("audio generation", hits, frequency, 5000, examples=["TTS", "LLMs"])
     assert [h.paper.paper_id for h in kept] == ["p0", "p1"]
+    # A term of two words a title names is in without the theme's word; named in sentences only, it is not.
+    named = [
+        hit(4, "We synthesise speech with prosody control. Our speech synthesis model is fast.", "Expressive Speech Synthesis"),
+        hit(5, "Speech synthesis needs prosody. We label prosody in speech synthesis corpora.", "Prosody Labels at Scale"),
+    ]
+    frequency |= {"speech": 50, "synthesi": 40}
+    kept = about_theme("audio generation", hits + named, frequency, 5000, examples=["speech synthesis"])
+    assert [h.paper.paper_id for h in kept] == ["p0", "p4"]
 
 
 def test_a_theme_of_common_words_is_named_as_one_term() -> None:

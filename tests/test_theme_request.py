@@ -155,6 +155,7 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
         ("test-time adaptation (not test-time scaling of LLM reasoning).", "test-time adaptation.", ["test-time scaling of LLM reasoning"]),
         ("Summarize audio generation papers. Not interested in music or TTS.", "Summarize audio generation papers.", ["music", "TTS"]),
         ("all unlearning papers except the diffusion ones", "all unlearning papers", ["diffusion"]),
+        ("Papers about tokenization outside of images, such as speech tokenizers.", "Papers about tokenization, such as speech tokenizers.", ["images"]),
         (
             "Summarise the data attribution papers. Feature attribution / saliency methods are out of scope.",
             "Summarise the data attribution papers.",
