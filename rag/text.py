@@ -203,6 +203,27 @@ def title_name(title: str, title_is_generated: bool) -> str:
     return " ".join(words) if title_is_generated or any(is_coined(w) for w in words) else ""
 
 
+# Where an English request's clauses part: a sentence's end, a dash, a colon, a semicolon; not
+# after an abbreviation ("e.g. VLA policies") nor inside brackets.
+_CLAUSE_BREAK = re.compile(r"(?<=[?!.])\s+(?=\S)|\s+[—–]\s+|\s+-\s+|:\s+|;\s+")
+_ABBREVIATION = re.compile(r"(?:\b(?:" + "|".join(map(re.escape, sorted(_ABBREVIATIONS))) + r")\.|\b[A-Z]\.)$", re.I)
+
+
+def request_clauses(request: str) -> list[str]:
+    """A request cut at `_CLAUSE_BREAK`s outside brackets and not after an abbreviation (rag/theme_request.py)."""
+    clauses: list[str] = []
+    start = 0
+    for match in _CLAUSE_BREAK.finditer(request):
+        before = request[: match.start()]
+        depth = before.count("(") - before.count(")") + before.count("（") - before.count("）")
+        if depth > 0 or _ABBREVIATION.search(before):
+            continue
+        clauses.append(request[start : match.start()])
+        start = match.end()
+    clauses.append(request[start:])
+    return [c for c in clauses if c.strip()]
+
+
 # -- language -----------------------------------------------------------------------------
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

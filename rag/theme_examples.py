@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from rag.text import says_phrase, strip_citations
+from rag.text import request_clauses, says_phrase, strip_citations
 from rag.theme_exclusions import AGAINST
 
 # theme_request's reading of a request: its clauses, frame vocabulary and asides, shared rather
@@ -21,7 +21,6 @@ from rag.theme_request import (
     _TOKEN,
     CONNECTORS,
     FRAME_WORDS,
-    _clauses,
     theme_clause,
     theme_head,
     theme_of,
@@ -58,7 +57,7 @@ def theme_examples(question: str, theme: str | None = None) -> list[str]:
     # bracket that goes on with "and" adds to the word before it ("LLMs (and MLLMs)").
     asides = [m.group().strip(" ,") for m in _EXAMPLES.finditer(theme)]
     pieces = [a for a in asides if not re.match(rf"(?:[(（]\s*)?(?:and|or|plus|{'|'.join(_RELATIVES)})\b", a, re.I)]
-    clauses, named = _clauses(question), theme_clause(question)
+    clauses, named = request_clauses(question), theme_clause(question)
     if named != question and named in clauses:
         pieces += [c for c in clauses[clauses.index(named) + 1 :] if _lists_terms(c)]
     head = theme_head(theme)

@@ -25,8 +25,9 @@ _AT_CLAUSE_START = (
     rf"{_NOT}|{_NO}|skip(?:ping)?|ignor(?:e|ing)|leav(?:e|ing)\s+out|exclud(?:e|ing)"
     r"|(?:do\s+not|don't|don’t)\s+(?:include|want|need|care\s+about|mean|count)"
 )
-# Cues that exclude wherever they stand: "all unlearning papers except the diffusion ones".
-_ANYWHERE = r"except(?:\s+for)?|excepting|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than|outside\s+of"
+# Cues that exclude wherever they stand: "all unlearning papers except the diffusion ones"; "outside
+# of images", not "outside of the training distribution", which is a theme.
+_ANYWHERE = r"except(?:\s+for)?|excepting|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than|outside\s+of(?!\s+(?:the|a|an)\b)"
 # The marks that end a clause, and after which one starts: also after an opening bracket or a spaced dash.
 _MARKS = r",;:.?!—，。；：？！\n"
 _CLAUSE_START = rf"(?:^|(?<=[(（\[【–{_MARKS}])|(?<=\s[-–]))"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 
 from rag.tagger import make_tagger
-from rag.text import strip_citations
+from rag.text import request_clauses, strip_citations
 from rag.theme_exclusions import without_exclusions
 
 # "有哪些关于 X 的", "有什么新的": how a Chinese request for papers or research begins (rag/routing.py too).
@@ -116,6 +116,7 @@ _ASIDE = re.compile(
     re.I,
 )
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
+_CONJUNCTIONS = frozenset({"and", "or"})  # what closes a list of themes
 _RUN_ENDS = FRAME_WORDS | CONNECTORS  # what ends a run of a theme's words, looking back
 _CLAUSE_ENDS = frozenset(",.;:?!—。，？！")
 _TOKEN = re.compile(r"\w(?:[\w'’+&.-]*[\w+])?|[^\w\s]")
@@ -183,27 +184,6 @@ def _read(request: str) -> _Reading:
     return _Reading(text, tokens, runs, asides)
 
 
-# Where an English request's clauses part: a sentence's end, a dash, a colon, a semicolon; not
-# after an abbreviation ("e.g. VLA policies") nor inside brackets.
-_CLAUSE_BREAK = re.compile(r"(?<=[?!.])\s+(?=\S)|\s+[—–]\s+|\s+-\s+|:\s+|;\s+")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|approx)\.|\b[A-Z]\.)$", re.I)
-
-
-def _clauses(request: str) -> list[str]:
-    """The request cut at `_CLAUSE_BREAK`s outside brackets and not after an abbreviation."""
-    clauses: list[str] = []
-    start = 0
-    for match in _CLAUSE_BREAK.finditer(request):
-        before = request[: match.start()]
-        depth = before.count("(") - before.count(")") + before.count("（") - before.count("）")
-        if depth > 0 or _ABBREVIATION.search(before):
-            continue
-        clauses.append(request[start : match.start()])
-        start = match.end()
-    clauses.append(request[start:])
-    return [c for c in clauses if c.strip()]
-
-
 # Words with which a clause about the asker still asks for papers.
 _ASKS_FOR_PAPERS = frozenset("papers overview summary summarize summarise survey rundown digest recap roundup".split())
 # (Case kept: "I-JEPA papers?" and "i.e. ..." are no asker.)
@@ -217,7 +197,7 @@ def theme_clause(request: str) -> str:
     LLMs: what have people done about overthinking ..."); the clauses after it give examples or
     qualify it; a clause about the asker that does not ask for papers is context. When none asks, the
     first clause not about the asker that names something (with the tagger); else the whole request."""
-    clauses = _clauses(request)
+    clauses = request_clauses(request)
     if len(clauses) < 2 or _CJK.search(request):
         return request
     first = ""
@@ -282,11 +262,32 @@ def _theme_run(request: str) -> str:
     if not (runs := _nominal_runs(reading)):
         return ""
     _, start, end = max(runs, key=lambda run: (run[0], -run[1]))
+    start, end = _listed(reading.tokens, runs, start, end)
     first, last = reading.tokens[start][0], reading.tokens[end - 1][1]
     for s, e in reading.asides:
         if 0 <= s - last <= 1:
             last = e
     return " ".join(reading.text[first:last].split())
+
+
+def _listed(tokens: list[tuple[int, int, str]], runs: list[tuple[float, int, int]], start: int, end: int) -> tuple[int, int]:
+    """The run from `start` to `end` with the runs a list joins to it by commas, when "and" or "or"
+    closes the list ("papers on dataset distillation, data pruning and coreset selection" names
+    three themes, not the last two); else the run alone ("diffusion models, the video ones")."""
+    starts, ends = {s: e for _, s, e in runs}, {e: s for _, s, e in runs}
+
+    def joined(at: int) -> int | None:  # where the item after a comma at `at` (and an "and"/"or") starts
+        if at < len(tokens) and tokens[at][2] == ",":
+            return next((i for i in (at + 1, at + 2) if i in starts and (i == at + 1 or tokens[at + 1][2].lower() in _CONJUNCTIONS)), None)
+        return None
+
+    first, last = start, end
+    while (before := next((s for e, s in ends.items() if joined(e) == first), None)) is not None:
+        first = before
+    while (after := joined(last)) is not None:
+        last = starts[after]
+    closed = any(tokens[i][2].lower() in _CONJUNCTIONS for i in range(first, last))
+    return (first, last) if closed else (start, end)
 
 
 def _asked(request: str) -> str:

@@ -213,15 +213,16 @@ def _text(hit: Hit) -> str:
     return f"{hit.paper.title} {hit.paper.abstract}"
 
 
-# What joins two themes asked at once ("code generation and coding agents", "state space models /
-# Mamba"), and the words that make a part a phrase rather than a term ("defenses for LLMs").
-_ALTERNATIVES = re.compile(r"\s+/\s+|\s*,?\s+and\s+|\s+or\s+")
+# What joins themes asked at once ("code generation and coding agents", "state space models /
+# Mamba", "data pruning, coreset selection or dataset distillation"), and the words that make a part a
+# phrase rather than a term ("defenses for LLMs").
+_ALTERNATIVES = re.compile(r"\s+/\s+|\s*,?\s+(?:and|or)\s+|\s*,\s+")
 _MODIFIER = re.compile(r"\w-\w|(?:al|ic|ive|ous|ed|ar|ful|less|able|ible)$", re.I)
 _PHRASE_WORDS = (CONNECTORS | {"by"}) - {"and"}
 
 
 def theme_parts(theme: str) -> list[str]:
-    """The terms a theme joins by "and", "or" or "/", each a theme of its own, when every part is a
+    """The terms a theme joins by "and", "or", "/" or commas, each a theme of its own, when every part is a
     term: two words or more ("dataset distillation and dataset condensation"; one is enough after
     "/": "state space models / Mamba"), none a phrase with a preposition; two modifiers of one head
     are two terms ("few-step and one-step generation"). Else the theme alone: "machine learning for
@@ -285,7 +286,9 @@ def about_example(
     say one of the theme's own core terms (`theme_core`) somewhere, or name the example in their
     title when it is a term of two words or more: an example often names an aspect that only the
     theme makes a topic ("bandits: contextual, combinatorial, dueling", "federated fine-tuning (LoRA
-    or prompt tuning)"), or an acronym with another meaning ("TTS" of test-time scaling). An example
+    or prompt tuning)": a title naming "Visual Prompt Tuning" is still in, at the cost of such facets,
+    bench/RESULTS.md, 2026-12-02 seventh session), or an acronym with another meaning ("TTS" of
+    test-time scaling). An example
     without a rare term names no topic of its own ("LLMs" of "memorization (LLMs, diffusion models)"): none. (bench/RESULTS.md, issue 15, 2026-12-02
     third session: without the theme's term, a blind set's off-theme share rose from 0.141 to 0.246.)"""
     if core_terms(example, document_frequency, papers, cal)[1]:
@@ -297,13 +300,19 @@ def about_example(
     return [
         h
         for h in hits
-        if is_about(h.paper, terms, True, cal) and (not theme_core or mentioned(theme_core, _text(h)) or (named and _titled(h.paper, terms)))
+        if is_about(h.paper, terms, True, cal) and (not theme_core or mentioned(theme_core, _text(h)) or (named and _titled(h.paper, terms, example)))
     ]
 
 
-def _titled(paper: Paper, terms: set[str]) -> bool:
-    """Whether a paper's own title (not one generated from its abstract) uses all of `terms`."""
-    return not paper.title_is_generated and mentioned(terms, paper.title) == terms
+def _titled(paper: Paper, terms: set[str], example: str) -> bool:
+    """Whether a paper's own title (not one generated from its abstract) names `example` (its key
+    `terms`): all of them, its first and last words no further apart than in it, give or take one
+    ("Molecule Captioning via Generation of Text" does not name "molecule generation")."""
+    if paper.title_is_generated or mentioned(terms, paper.title) != terms:
+        return False
+    words, title = [w for w in term_sequence(example) if w not in _STOPWORD_STEMS], term_sequence(paper.title)
+    ends = [[i for i, w in enumerate(title) if w == word] for word in (words[0], words[-1])] if words else [[], []]
+    return any(0 <= last - first <= len(words) for first in ends[0] for last in ends[1])
 
 
 def left_out(

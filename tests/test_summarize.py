@@ -360,6 +360,9 @@ def test_a_themes_examples_and_asides_are_not_required_of_its_papers() -> None:
         ("attacks and defenses for LLM agents", ["attacks and defenses for LLM agents"]),  # a phrase: defenses of what?
         ("vision and language", ["vision and language"]),  # one word each: a field's name
         ("machine learning for weather and climate forecasting", ["machine learning for weather and climate forecasting"]),
+        # A list, its items parted by commas too.
+        ("dataset distillation, data pruning and coreset selection", ["dataset distillation", "data pruning", "coreset selection"]),
+        ("offline RL, imitation learning, or reward modeling", ["offline RL", "imitation learning", "reward modeling"]),
     ],
 )
 def test_a_theme_joining_terms_is_each_of_them(theme: str, parts: list[str]) -> None:
@@ -398,9 +401,14 @@ def test_a_paper_about_an_example_the_request_gives_is_in_the_theme_if_the_examp
     kept = about_theme("audio generation", hits, frequency, 5000, examples=["TTS", "LLMs"])
     assert [h.paper.paper_id for h in kept] == ["p0", "p1"]
     # A term of two words a title names is in without the theme's word; named in sentences only, it is not.
+    # Not a title generated from the abstract, nor one that has the words apart or only some of them.
+    synthesis = "We synthesise speech with prosody control. Our speech synthesis model is fast."
     named = [
-        hit(4, "We synthesise speech with prosody control. Our speech synthesis model is fast.", "Expressive Speech Synthesis"),
+        hit(4, synthesis, "Expressive Speech Synthesis"),
         hit(5, "Speech synthesis needs prosody. We label prosody in speech synthesis corpora.", "Prosody Labels at Scale"),
+        Hit(Paper("p6", "Speech synthesis needs prosody. We label prosody in speech synthesis corpora.", "Speech Synthesis Labels", True), 0.9, relevance=0.6),
+        hit(7, synthesis, "Speech Prosody for Image Synthesis"),
+        hit(8, synthesis, "Expressive Speech with Prosody Control"),
     ]
     frequency |= {"speech": 50, "synthesi": 40}
     kept = about_theme("audio generation", hits + named, frequency, 5000, examples=["speech synthesis"])

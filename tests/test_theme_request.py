@@ -156,6 +156,7 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
         ("Summarize audio generation papers. Not interested in music or TTS.", "Summarize audio generation papers.", ["music", "TTS"]),
         ("all unlearning papers except the diffusion ones", "all unlearning papers", ["diffusion"]),
         ("Papers about tokenization outside of images, such as speech tokenizers.", "Papers about tokenization, such as speech tokenizers.", ["images"]),
+        ("Summarise generalization outside of the training distribution", "Summarise generalization outside of the training distribution", []),
         (
             "Summarise the data attribution papers. Feature attribution / saliency methods are out of scope.",
             "Summarise the data attribution papers.",
@@ -231,6 +232,10 @@ def test_what_a_request_leaves_out_is_never_its_theme() -> None:
             "emotion understanding in speech models",
         ),
         ("I'm working on federated fine-tuning of large models. What came out at ICLR 2026 on this?", "federated fine-tuning of large models"),
+        # A list that "and" or "or" closes names all its items; without, the comma parts them.
+        ("Summarise the papers on dataset distillation, data pruning and coreset selection.", "dataset distillation, data pruning and coreset selection"),
+        ("What is new in offline RL, imitation learning, or reward modeling?", "offline RL, imitation learning, or reward modeling"),
+        ("Summarise the papers on graph transformers, GNN pooling", "graph transformers"),
     ],
 )
 def test_a_theme_is_the_noun_phrase_the_request_names_it_by(question: str, theme: str) -> None:
