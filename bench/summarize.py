@@ -36,7 +36,10 @@ bench/themes_multiword9.jsonl, 20 more written blind on 2026-12-02 (fourth sessi
 theme rules once more, as no rule was made from heldout8 (part "heldout9"); bench/themes_multiword10.jsonl,
 20 more written blind on 2026-12-02 (sixth session), first run after that session's reading of requests
 (what they leave out, verbs, quoted terms) (part "heldout10"); bench/themes_multiword11.jsonl, 20 more written
-blind the same day to measure the session's final rules once (part "heldout11").
+blind the same day to measure the session's final rules once (part "heldout11"); bench/themes_multiword12.jsonl,
+20 more written blind on 2026-12-02 (seventh session), first run after a titled example no longer needed the
+theme's own word (part "heldout12"); bench/themes_multiword13.jsonl, 20 more written blind the same day, first run
+after a list of themes ("A, B and C") was read as all of them (part "heldout13").
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ def main() -> None:
         by_split(args, ("zh_dev.jsonl", "zh_themes_heldout2.jsonl"), "总结一下关于知识蒸馏的论文")
         return
     if args.set == "multiword":
-        files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"))
+        files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13"))
         by_split(args, files, "Summarise the papers on knowledge distillation.")
         return
     if args.overview_url:
