@@ -16,7 +16,6 @@ from rag.api import Paperchat
 from rag.catalog import Catalog
 from rag.chunking import approx_token_counts, chunk_papers
 from rag.config import Settings
-from rag.corpus import load_papers
 from rag.errors import EmbeddingModelError, NoIndexError
 from rag.language import question_language
 from rag.multilingual import MULTILINGUAL_MODEL_NAME, make_multilingual_embeddings, resources_dir
@@ -207,13 +206,14 @@ def test_turning_the_channel_on_embeds_only_in_the_multilingual_model(settings: 
 def test_a_channel_that_holds_every_chunk_keeps_only_the_first_after_the_next_ingest(settings: Settings) -> None:
     """An index built when the channel held every chunk of a paper: the next ingest deletes the
     rest from the channel and embeds nothing."""
-    built = two_channel_api(settings, HashingEmbeddings(), HashingEmbeddings()).ingest([SEEDS])
+    first = two_channel_api(settings, HashingEmbeddings(), HashingEmbeddings())
+    built = first.ingest([SEEDS])
     seams = two_channel_api(settings, HashingEmbeddings(), HashingEmbeddings()).seams
     old = seams.multilingual_store()
     assert old is not None
     old.first_chunks = None  # the layout before the channel held first chunks only
-    papers = load_papers([SEEDS]).papers
-    old.upsert(chunk_papers(papers, approx_token_counts, 256), {})
+    # The papers as the ingest titled them (by the embedding model): a chunk starts with its title.
+    old.upsert(chunk_papers(first.papers(), approx_token_counts, 256), {})
     assert old.count() == built.chunks > built.papers
 
     main, multi = HashingEmbeddings(), HashingEmbeddings()
