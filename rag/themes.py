@@ -288,9 +288,9 @@ def about_example(
     theme makes a topic ("bandits: contextual, combinatorial, dueling", "federated fine-tuning (LoRA
     or prompt tuning)": a title naming "Visual Prompt Tuning" is still in, at the cost of such facets,
     bench/RESULTS.md, 2026-12-02 seventh session), or an acronym with another meaning ("TTS" of
-    test-time scaling). An example
-    without a rare term names no topic of its own ("LLMs" of "memorization (LLMs, diffusion models)"): none. (bench/RESULTS.md, issue 15, 2026-12-02
-    third session: without the theme's term, a blind set's off-theme share rose from 0.141 to 0.246.)"""
+    test-time scaling). An example without a rare term names no topic of its own ("LLMs" of
+    "memorization (LLMs, diffusion models)"): none. (bench/RESULTS.md, issue 15, 2026-12-02 third
+    session: without the theme's term, a blind set's off-theme share rose from 0.141 to 0.246.)"""
     if core_terms(example, document_frequency, papers, cal)[1]:
         return []
     terms = {t for t in key_terms(example) if document_frequency.get(t, 0) > 0 and t not in _STOPWORD_STEMS}
