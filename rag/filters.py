@@ -24,8 +24,8 @@ from rag import prompts
 from rag.context import Request
 from rag.language import question_language
 from rag.records import AppliedFilter, Paper
+from rag.request_words import FRAME_WORDS
 from rag.text import STOPWORDS
-from rag.theme_request import FRAME_WORDS
 
 FILTER_FIELDS = ("status", "primary_area", "venue", "year")
 

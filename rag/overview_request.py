@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 
+from rag.request_words import CONNECTORS, OVERVIEW_WORDS
 from rag.text import is_coined
-from rag.theme_request import _FIELD_PHRASES, _OVERVIEW_WORDS, CONNECTORS, SUMMARY_VERBS_ZH, _asked, _read, _Reading, theme_clause
+from rag.theme_request import _FIELD_PHRASES, SUMMARY_VERBS_ZH, _asked, _read, _Reading, theme_clause
 
 _OVERVIEW_PHRASES = re.compile(rf"\b(?:{_FIELD_PHRASES})\b|\bwhere\s+(?:does|do|is|are)\b.*\bstands?\b(?!\s+for)", re.I)
 _OVERVIEW_ZH = re.compile(
@@ -47,7 +48,7 @@ def asks_for_overview(request: str) -> bool:
     runs = [run for run in reading.runs if run[0] >= 1]
     if len(runs) != 1 or _asked_to_act(reading, runs[0]) or _FACT_ASKED.search(request):
         return False
-    words = {token.lower() for _, _, token in _read(asked).tokens} & _OVERVIEW_WORDS
+    words = {token.lower() for _, _, token in _read(asked).tokens} & OVERVIEW_WORDS
     _, start, end = runs[0]
     if end - start == 1 and is_coined(reading.tokens[start][2]) and words <= _PAPER_FACTS:
         return False  # "What are the key findings of FlashWorld?": one paper's findings

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 
-from rag.text import request_clauses, says_phrase, strip_citations
-from rag.theme_exclusions import AGAINST
-
 # theme_request's reading of a request: its clauses, frame vocabulary and asides, shared rather
 # than read again a second way.
+from rag.request_words import CONNECTORS, FRAME_WORDS
+from rag.text import request_clauses, says_phrase, strip_citations
+from rag.theme_exclusions import AGAINST
 from rag.theme_request import (
     _ABOUT_ASKER,
     _CJK,
@@ -19,8 +19,6 @@ from rag.theme_request import (
     _FRAME_PHRASES,
     _RELATIVES,
     _TOKEN,
-    CONNECTORS,
-    FRAME_WORDS,
     theme_clause,
     theme_head,
     theme_of,

@@ -26,8 +26,10 @@ _AT_CLAUSE_START = (
     r"|(?:do\s+not|don't|don’t)\s+(?:include|want|need|care\s+about|mean|count)"
 )
 # Cues that exclude wherever they stand: "all unlearning papers except the diffusion ones"; "outside
-# of images", not "outside of the training distribution", which is a theme.
-_ANYWHERE = r"except(?:\s+for)?|excepting|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than|outside\s+of(?!\s+(?:the|a|an)\b)"
+# of images", "outside of the vision domain", not "outside of the training distribution" (nor its
+# data or support), which names a theme: out-of-distribution.
+_OUT_OF_DISTRIBUTION = r"(?:(?:the|a|an|its|their)\s+)?(?:[\w-]+\s+)?(?:training|distribution|distributions|support)\b"
+_ANYWHERE = rf"except(?:\s+for)?|excepting|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than|outside\s+of(?!\s+{_OUT_OF_DISTRIBUTION})"
 # The marks that end a clause, and after which one starts: also after an opening bracket or a spaced dash.
 _MARKS = r",;:.?!—，。；：？！\n"
 _CLAUSE_START = rf"(?:^|(?<=[(（\[【–{_MARKS}])|(?<=\s[-–]))"

@@ -16,6 +16,20 @@ import re
 from dataclasses import dataclass
 from itertools import takewhile
 
+from rag.request_words import (
+    ARTICLES,
+    BEYOND,
+    CONJUNCTIONS,
+    CONNECTORS,
+    FRAME_VERBS,
+    FRAME_WORDS,
+    GOING_ON,
+    JOINERS,
+    OVERVIEW_WORDS,
+    TOPIC_WORDS,
+    VENUES,
+    WEAK_WORDS,
+)
 from rag.tagger import make_tagger
 from rag.text import request_clauses, strip_citations
 from rag.theme_exclusions import without_exclusions
@@ -34,55 +48,9 @@ CORPUS_QUESTION = re.compile(
     re.I,
 )
 
-# Words that speak of the literature and what is new in it: with them, a request that names one
-# theme and nothing else asks for an overview of it ("conformal prediction, anything new?",
-# "catch me up on X", "speculative decoding papers?").
-_OVERVIEW_WORDS = frozenset(
-    """
-    papers work research researchers people studies literature field area landscape summarize summarise summary overview
-    survey review recap rundown roundup round-up digest highlights picture catch walk brief new newest latest recent recently lately
-    progress progressed progressing advances advancements developments evolved trends trend directions direction ideas findings
-    contributions done doing proposed publish published publishing tried explored happening going heading news updates worth recommend recommended
-    primer intro introduction introduce hot top consensus takeaways insights lessons breakthroughs evolving speed started
-    """.split()
-)
-_VENUES = ("ICLR", "NeurIPS", "ICML", "CVPR", "ACL", "EMNLP")
-# What papers or people do to a theme frames the request only after a frame word ("Which papers
-# study X", "How are people improving X"); after a theme's word it ends a topic's name ("user
-# study", "PDE solving", "missing data handling").
-_FRAME_VERBS = frozenset(
-    """
-    tackle tackles tackling address addresses addressing investigate investigates investigating study studying improve improves
-    improving solve solves solving examine examines handle handles handling
-    """.split()
-)
-# Words that frame an English request and never name its theme: the overview words above, and
-# asking, reading, time, venue, the function words around them, and what papers or people do to a
-# theme ("Which papers tackle X?", "How are people improving X?").
-FRAME_WORDS = _OVERVIEW_WORDS | {v.lower() for v in _VENUES} | frozenset(
-    """
-    a an the this that these those some any anything anyone anybody all every everything each what what's whats which who who's
-    whose how where when why is are was were be been being has have had do does did doing can could would should will may might
-    i i'd i'm me my we you your us it its they them their there here so if still just also too very really out up through together
-    over about please pls plz hey hi thanks briefly quick quickly short big overall main key major important interesting notable
-    representative current currently now today year years conference corpus collection summarized summarised summaries give tell
-    show explain describe reviews overviews pull list find get want like need help understand read reading know learn see go looking
-    look stand stands try trying propose found exploring say says said cover covers covered discuss highlight paper works working
-    areas topic topics idea trends finding contribution theme themes kinds kind sort sorts types stuff things thing newcomer
-    newcomers beginner beginners someone starting tl;dr tldr lit should good fill start dig bring
-    """.split()
-) | _FRAME_VERBS
-# Frame words that are also words of topics ("peer review", "topic modeling", "fake news
-# detection", "cold start", "reading comprehension", "key-value"): next to a word of the theme,
-# they are part of it.
-_TOPIC_WORDS = frozenset("review reviews topic topics key news start reading highlight highlights walk consensus cover picture landscape".split())
-# Words a theme may end in ("feature attribution methods") but that alone name no theme.
-_WEAK_WORDS = frozenset("methods approaches techniques problems challenges questions issues theory theories models landscape".split())
-# Words that join the parts of one theme ("mixture of experts", "AI for drug discovery").
-CONNECTORS = frozenset("of for in on with to and via from under between across against".split())
 # Frames of several words, marked before the single words: a time or a venue, "the state of",
 # "open problems".
-_VENUE = "(?:" + "|".join(_VENUES) + ")"
+_VENUE = "(?:" + "|".join(VENUES) + ")"
 # Phrases that ask where a field stands: frame words, and themselves a request for an overview.
 _FIELD_PHRASES = r"(?:the\s+)?state\s+of(?:\s+the\s+(?:art|field|play))?|open\s+(?:problems|questions|issues|challenges)|lit(?:erature)?\s+review"
 _FRAME_PHRASES = re.compile(
@@ -103,7 +71,7 @@ _FRAME_ZH = re.compile(
 _LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9fff])[的和]+")
 # An aside after the theme: its examples or another name ("X (e.g. A, B)", "X, such as Y", "X /
 # Y"). Kept with the theme for the search; theme_head takes it off for membership.
-_ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially"
+_ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially|notably|particularly|in particular|specifically|namely"
 _EXAMPLE_OPENERS = rf"{_ASIDE_OPENERS}|like"  # what opens a theme's examples (theme_head), and a quoted one
 # (An aside in words stops before a bracket, which is an aside of its own; one that gives examples
 # runs on over their commas, "protein design, i.e. inverse folding, binder and antibody design",
@@ -116,7 +84,6 @@ _ASIDE = re.compile(
     re.I,
 )
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
-_CONJUNCTIONS = frozenset({"and", "or"})  # what closes a list of themes
 _RUN_ENDS = FRAME_WORDS | CONNECTORS  # what ends a run of a theme's words, looking back
 _CLAUSE_ENDS = frozenset(",.;:?!—。，？！")
 _TOKEN = re.compile(r"\w(?:[\w'’+&.-]*[\w+])?|[^\w\s]")
@@ -128,7 +95,7 @@ def _weight(token: str) -> float:
     word that joins others ("LLMs and speech models" names two things, not three)."""
     if _CJK.search(token):
         return len(token) / 2
-    return 0.0 if token.lower() in _WEAK_WORDS or token.lower() in CONNECTORS else 1.0
+    return 0.0 if token.lower() in WEAK_WORDS or token.lower() in JOINERS | CONJUNCTIONS else 1.0
 
 
 @dataclass(frozen=True)
@@ -153,7 +120,7 @@ def _read(request: str) -> _Reading:
         if token.lower() not in _RELATIVES:
             continue
         before = list(takewhile(lambda t: t[2][0].isalnum() and t[2].lower() not in _RUN_ENDS, reversed(tokens[:i])))
-        if before and not before[0][2].lower().endswith(("ing", "ed")) and any(t[2].lower() not in _WEAK_WORDS for t in before):
+        if before and not before[0][2].lower().endswith(("ing", "ed")) and any(t[2].lower() not in WEAK_WORDS for t in before):
             end = next((t[0] for t in tokens[i:] if t[2] in _CLAUSE_ENDS), len(text))
             asides.append((at - 1, end))
 
@@ -163,20 +130,25 @@ def _read(request: str) -> _Reading:
     def beside_theme(i: int) -> bool:
         return any(0 <= j < len(tokens) and named[j] and tokens[j][2].lower() not in CONNECTORS for j in (i - 1, i + 1))
 
-    named = [n or (w and t.lower() in _TOPIC_WORDS and beside_theme(i)) for i, (n, w, (_, _, t)) in enumerate(zip(named, words, tokens, strict=True))]
+    named = [n or (w and t.lower() in TOPIC_WORDS and beside_theme(i)) for i, (n, w, (_, _, t)) in enumerate(zip(named, words, tokens, strict=True))]
     for i in range(1, len(tokens)):  # "user study", "PDE solving": a frame verb after a theme's word names it too
-        named[i] = named[i] or (words[i] and tokens[i][2].lower() in _FRAME_VERBS and named[i - 1] and tokens[i - 1][2].lower() not in CONNECTORS)
+        named[i] = named[i] or (words[i] and tokens[i][2].lower() in FRAME_VERBS and named[i - 1] and tokens[i - 1][2].lower() not in CONNECTORS)
+    # "generalization outside of the training distribution", "... beyond the training data": after
+    # these, an article joins the theme's words (not in "a taste of the X papers", "the use of the X").
+    for i in range(1, len(tokens) - 1):
+        beyond = tokens[i - 1][2].lower() in BEYOND or (i > 1 and tokens[i - 1][2].lower() == "of" and tokens[i - 2][2].lower() in BEYOND)
+        named[i] = named[i] or (tokens[i][2].lower() in ARTICLES and named[i - 1] and named[i + 1] and beyond)
     runs: list[tuple[float, int, int]] = []
     start: int | None = None
     for i in range(len(tokens) + 1):
         token = tokens[i][2] if i < len(tokens) else ","
         if i < len(tokens) and named[i]:
-            if token.lower() not in CONNECTORS:
+            if token.lower() not in JOINERS:
                 start = i if start is None else start
             continue  # a connector joins a run only where words follow it
         if start is not None:
             end = i
-            while tokens[end - 1][2].lower() in CONNECTORS:
+            while tokens[end - 1][2].lower() in JOINERS:
                 end -= 1
             if weight := sum(_weight(t[2]) for t in tokens[start:end]):
                 runs.append((weight, start, end))
@@ -210,7 +182,7 @@ def theme_clause(request: str) -> str:
         about_asker = bool(_ABOUT_ASKER.match(clause))
         # The asker's own "work" is no request: "I work on X." is context, "I want the X papers." asks.
         # A corpus question asks too ("Quick question: what are the common approaches to X?").
-        asks = bool(set(words) & (_ASKS_FOR_PAPERS if about_asker else _OVERVIEW_WORDS)) or bool(CORPUS_QUESTION.search(clause))
+        asks = bool(set(words) & (_ASKS_FOR_PAPERS if about_asker else OVERVIEW_WORDS)) or bool(CORPUS_QUESTION.search(clause))
         # A heading is the first clause, a topic of two words or more and nothing else ("Causal
         # discovery — ..."; not "Question: ...", nor a trailing "Especially video diffusion.").
         heading = position == 0 and len(words) >= 2 and sum(end - start for _, start, end in runs) == len(words)
@@ -218,7 +190,7 @@ def theme_clause(request: str) -> str:
         # for the papers itself ("I want the speculative decoding papers.").
         if asks or (heading and not about_asker):
             return clause
-        if not first and not about_asker and make_tagger() and _nominal_runs(reading):
+        if not first and not about_asker and (tags := _tags(reading)) and _nominal_runs(reading, tags):
             first = clause
     # None asks: the first clause not about the asker that names something names the theme, as
     # people state a topic first ("Has anyone looked at X in LLMs? Summarise what they found — A, B";
@@ -234,13 +206,18 @@ _PREDICATE_TAGS, _PARTICIPLE_TAGS, _PREPOSITION_TAGS = frozenset({"VB", "VBP", "
 _SUBJECTS = frozenset("papers paper work works people researchers studies authors that which who they anyone someone".split())
 
 
-def _nominal_runs(reading: _Reading) -> list[tuple[float, int, int]]:
+def _tags(reading: _Reading) -> dict[int, str]:
+    """The reading's Penn Treebank tags by character offset; none without spaCy's tagger
+    (rag/tagger.py) or in Chinese (an English tagger), and the word rules alone decide."""
+    tagger = None if _CJK.search(reading.text) else make_tagger()
+    return {at: tag for _, at, tag in tagger(reading.text)} if tagger else {}
+
+
+def _nominal_runs(reading: _Reading, tags: dict[int, str]) -> list[tuple[float, int, int]]:
     """The reading's runs without a verb they start with ("combined with RL" → "RL"): a theme is
-    named by a noun phrase. As read, without spaCy's tagger (rag/tagger.py) or in Chinese."""
-    tagger = None if _CJK.search(reading.text) else make_tagger()  # an English tagger: not for Chinese
-    if tagger is None:
+    named by a noun phrase. As read, without `tags`."""
+    if not tags:
         return reading.runs
-    tags = {at: tag for _, at, tag in tagger(reading.text)}
     runs = []
     for weight, start, end in reading.runs:
         tag, before = tags.get(reading.tokens[start][0]), reading.tokens[start - 1][2].lower() if start else ""
@@ -259,10 +236,10 @@ def _theme_run(request: str) -> str:
     """The run of the request's words that names the most (the first of equals), with an aside that
     follows it, read in the clause that names the theme."""
     reading = _read(theme_clause(request))
-    if not (runs := _nominal_runs(reading)):
+    if not (runs := _nominal_runs(reading, _tags(reading))):
         return ""
     _, start, end = max(runs, key=lambda run: (run[0], -run[1]))
-    start, end = _listed(reading.tokens, runs, start, end)
+    start, end = _listed(reading, runs, start, end)
     first, last = reading.tokens[start][0], reading.tokens[end - 1][1]
     for s, e in reading.asides:
         if 0 <= s - last <= 1:
@@ -270,24 +247,34 @@ def _theme_run(request: str) -> str:
     return " ".join(reading.text[first:last].split())
 
 
-def _listed(tokens: list[tuple[int, int, str]], runs: list[tuple[float, int, int]], start: int, end: int) -> tuple[int, int]:
-    """The run from `start` to `end` with the runs a list joins to it by commas, when "and" or "or"
-    closes the list ("papers on dataset distillation, data pruning and coreset selection" names
-    three themes, not the last two); else the run alone ("diffusion models, the video ones")."""
-    starts, ends = {s: e for _, s, e in runs}, {e: s for _, s, e in runs}
+def _listed(reading: _Reading, runs: list[tuple[float, int, int]], start: int, end: int) -> tuple[int, int]:
+    """The run from `start` to `end` with the runs a list joins to it by commas (past an item's
+    bracket), when "and" or "or" comes before or in its last item ("papers on dataset distillation, data
+    pruning and coreset selection" names three themes, not the last two); else the run alone
+    ("diffusion models, the video ones"; "vision and language, robotics"). An item a verb starts is
+    the request going on (`GOING_ON`)."""
+    tokens = reading.tokens
+
+    def verb_led(s: int) -> bool:  # ("or" starts a run: unlike "and", it joins no theme's words)
+        return tokens[s + (tokens[s][2].lower() in CONJUNCTIONS and s + 1 < len(tokens))][2].lower() in GOING_ON
+
+    starts = {s: e for _, s, e in runs if not verb_led(s)}
+    ends = {e: s for _, s, e in runs}
 
     def joined(at: int) -> int | None:  # where the item after a comma at `at` (and an "and"/"or") starts
+        while at < len(tokens) and any(s <= tokens[at][0] < e for s, e in reading.asides):
+            at += 1
         if at < len(tokens) and tokens[at][2] == ",":
-            return next((i for i in (at + 1, at + 2) if i in starts and (i == at + 1 or tokens[at + 1][2].lower() in _CONJUNCTIONS)), None)
+            return next((i for i in (at + 1, at + 2) if i in starts and (i == at + 1 or tokens[at + 1][2].lower() in CONJUNCTIONS)), None)
         return None
 
-    first, last = start, end
-    while (before := next((s for e, s in ends.items() if joined(e) == first), None)) is not None:
-        first = before
-    while (after := joined(last)) is not None:
-        last = starts[after]
-    closed = any(tokens[i][2].lower() in _CONJUNCTIONS for i in range(first, last))
-    return (first, last) if closed else (start, end)
+    items = [(start, end)]
+    while (before := next(((s, e) for e, s in ends.items() if joined(e) == items[0][0]), None)) is not None:
+        items.insert(0, before)
+    while (after := joined(items[-1][1])) is not None:
+        items.append((after, starts[after]))
+    closed = len(items) > 1 and any(t[2].lower() in CONJUNCTIONS for t in tokens[items[-2][1] : items[-1][1]])
+    return (items[0][0], items[-1][1]) if closed else (start, end)
 
 
 def _asked(request: str) -> str:
@@ -395,6 +382,6 @@ _EXAMPLE_OPENER = re.compile(rf"\b(?:{_EXAMPLE_OPENERS})(?=\s)", re.I)  # where 
 def theme_head(theme: str) -> str:
     """The theme without its examples and asides: a paper about it need not name those. (The
     search still reads them: they find papers.)"""
-    return " ".join(_EXAMPLES.sub(" ", theme).split()).strip("?!.,;: ") or theme
+    return " ".join(_EXAMPLES.sub(" ", theme).split()).replace(" ,", ",").strip("?!.,;: ") or theme
 
 

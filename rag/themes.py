@@ -20,8 +20,9 @@ from itertools import pairwise
 from rag.calibration import MINILM, Calibration
 from rag.evidence import sentences_of
 from rag.records import Hit, Paper
+from rag.request_words import CONNECTORS
 from rag.text import STOPWORDS, TERM_HEADS, key_terms, stem_words, term_sequence
-from rag.theme_request import CONNECTORS, theme_head
+from rag.theme_request import theme_head
 
 _STOPWORD_STEMS = frozenset(stem_words(sorted(STOPWORDS)))
 _HEADS = _STOPWORD_STEMS & frozenset(stem_words(sorted(TERM_HEADS)))  # "model", "method": a term's own words
@@ -224,7 +225,8 @@ _PHRASE_WORDS = (CONNECTORS | {"by"}) - {"and"}
 def theme_parts(theme: str) -> list[str]:
     """The terms a theme joins by "and", "or", "/" or commas, each a theme of its own, when every part is a
     term: two words or more ("dataset distillation and dataset condensation"; one is enough after
-    "/": "state space models / Mamba"), none a phrase with a preposition; two modifiers of one head
+    "/", "state space models / Mamba", or in a list of three, "RL, imitation learning and reward
+    modeling"), none a phrase with a preposition; two modifiers of one head
     are two terms ("few-step and one-step generation"). Else the theme alone: "machine learning for
     weather and climate forecasting" shares its head; "jailbreak attacks and defenses for LLMs" asks
     for jailbreak defenses."""
@@ -234,7 +236,7 @@ def theme_parts(theme: str) -> list[str]:
         # and one-step generation. Only a word that reads as a modifier (hyphenated, or an
         # adjective's ending): "pruning and knowledge distillation" is no "pruning distillation".
         parts = [" ".join([parts[0], *parts[1].split()[1:]]), parts[1]]
-    min_words = 1 if "/" in theme else 2
+    min_words = 1 if "/" in theme or len(parts) > 2 else 2
 
     def is_term(part: str) -> bool:
         words = part.lower().split()
@@ -306,13 +308,14 @@ def about_example(
 
 def _titled(paper: Paper, terms: set[str], example: str) -> bool:
     """Whether a paper's own title (not one generated from its abstract) names `example` (its key
-    `terms`): all of them, its first and last words no further apart than in it, give or take one
-    ("Molecule Captioning via Generation of Text" does not name "molecule generation")."""
+    `terms`): all of them, its first and last words no further apart than in it, give or take one,
+    in either order ("Animating Portraits" names "portrait animation"; "Molecule Captioning via
+    Generation of Text" does not name "molecule generation")."""
     if paper.title_is_generated or mentioned(terms, paper.title) != terms:
         return False
     words, title = [w for w in term_sequence(example) if w not in _STOPWORD_STEMS], term_sequence(paper.title)
     ends = [[i for i, w in enumerate(title) if w == word] for word in (words[0], words[-1])] if words else [[], []]
-    return any(0 <= last - first <= len(words) for first in ends[0] for last in ends[1])
+    return any(abs(last - first) <= len(words) for first in ends[0] for last in ends[1])
 
 
 def left_out(

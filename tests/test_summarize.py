@@ -346,6 +346,8 @@ def test_a_themes_examples_and_asides_are_not_required_of_its_papers() -> None:
     assert theme_head("LLM-based multi-agent systems (debate, collaboration)") == "LLM-based multi-agent systems"
     assert theme_head("reward models, including process reward models") == "reward models"
     assert theme_head("diffusion language models") == "diffusion language models"
+    assert theme_head("efficient LLMs, notably quantization, pruning and distillation") == "efficient LLMs"
+    assert theme_head("pruning (structured, unstructured), quantization and distillation") == "pruning, quantization and distillation"
 
 
 @pytest.mark.parametrize(
@@ -363,6 +365,7 @@ def test_a_themes_examples_and_asides_are_not_required_of_its_papers() -> None:
         # A list, its items parted by commas too.
         ("dataset distillation, data pruning and coreset selection", ["dataset distillation", "data pruning", "coreset selection"]),
         ("offline RL, imitation learning, or reward modeling", ["offline RL", "imitation learning", "reward modeling"]),
+        ("RL, imitation learning and reward modeling", ["RL", "imitation learning", "reward modeling"]),  # in a list of three, one word is a term
     ],
 )
 def test_a_theme_joining_terms_is_each_of_them(theme: str, parts: list[str]) -> None:
@@ -409,10 +412,11 @@ def test_a_paper_about_an_example_the_request_gives_is_in_the_theme_if_the_examp
         Hit(Paper("p6", "Speech synthesis needs prosody. We label prosody in speech synthesis corpora.", "Speech Synthesis Labels", True), 0.9, relevance=0.6),
         hit(7, synthesis, "Speech Prosody for Image Synthesis"),
         hit(8, synthesis, "Expressive Speech with Prosody Control"),
+        hit(9, synthesis, "Synthesis of Speech with Prosody Control"),  # the words in the other order name it too
     ]
     frequency |= {"speech": 50, "synthesi": 40}
     kept = about_theme("audio generation", hits + named, frequency, 5000, examples=["speech synthesis"])
-    assert [h.paper.paper_id for h in kept] == ["p0", "p4"]
+    assert [h.paper.paper_id for h in kept] == ["p0", "p4", "p9"]
 
 
 def test_a_theme_of_common_words_is_named_as_one_term() -> None:

@@ -157,6 +157,7 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
         ("all unlearning papers except the diffusion ones", "all unlearning papers", ["diffusion"]),
         ("Papers about tokenization outside of images, such as speech tokenizers.", "Papers about tokenization, such as speech tokenizers.", ["images"]),
         ("Summarise generalization outside of the training distribution", "Summarise generalization outside of the training distribution", []),
+        ("Summarise the OOD detection papers outside of the vision domain.", "Summarise the OOD detection papers.", ["vision domain"]),
         (
             "Summarise the data attribution papers. Feature attribution / saliency methods are out of scope.",
             "Summarise the data attribution papers.",
@@ -236,6 +237,20 @@ def test_what_a_request_leaves_out_is_never_its_theme() -> None:
         ("Summarise the papers on dataset distillation, data pruning and coreset selection.", "dataset distillation, data pruning and coreset selection"),
         ("What is new in offline RL, imitation learning, or reward modeling?", "offline RL, imitation learning, or reward modeling"),
         ("Summarise the papers on graph transformers, GNN pooling", "graph transformers"),
+        # ... an item's bracket does not end the list; "and" in an item before the last one does not close it,
+        # nor is a verb after ", and" an item: the request goes on.
+        (
+            "Summarise papers on pruning (structured, unstructured), quantization and distillation",
+            "pruning (structured, unstructured), quantization and distillation",
+        ),
+        ("Summarise papers on vision and language, robotics", "vision and language"),
+        ("Summarise the papers on hallucination, and compare them.", "hallucination"),
+        ("Summarise the KV cache compression papers, and compare methods", "KV cache compression"),
+        ("Summarise the papers on watermarking, or skip it if there are none.", "watermarking"),
+        # After "outside of" or "beyond" an article is the theme's (not after "a taste of").
+        ("Summarise papers on generalization outside of the training distribution", "generalization outside of the training distribution"),
+        ("Which papers study generalization beyond the training horizon?", "generalization beyond the training horizon"),
+        ("Give me a taste of the protein design papers", "protein design"),
     ],
 )
 def test_a_theme_is_the_noun_phrase_the_request_names_it_by(question: str, theme: str) -> None:
@@ -246,3 +261,7 @@ def test_an_aside_of_examples_runs_over_their_commas() -> None:
     question = "Which papers tackle protein design, i.e. inverse folding, binder design and antibody design?"
     assert theme_head(theme_of(question)) == "protein design"
     assert theme_examples(question) == ["inverse folding", "binder design", "antibody design"]
+    # "notably", "in particular" and the like open examples as "e.g." does.
+    question = "Summarise papers on efficient LLMs, notably quantization, pruning and distillation."
+    assert theme_head(theme_of(question)) == "efficient LLMs"
+    assert theme_examples(question) == ["quantization", "pruning", "distillation"]
