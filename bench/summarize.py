@@ -1,6 +1,6 @@
 """Theme summaries on the full ICLR 2026 corpus: does a summary include every paper of its theme, and only those?
 
-    .venv/bin/python bench/summarize.py [--cut 0.45 --cut 0.40 ...] [--per-theme] [--judged FILE] [--set en|zh|multiword] [--unjudged FILE]
+    .venv/bin/python bench/summarize.py [--cut 0.45 --cut 0.40 ...] [--per-theme] [--judged FILE] [--set en|zh|multiword] [--split PART] [--unjudged FILE]
 
 For the 20 theme questions of bench/iclr_dev.jsonl, the gold set is every paper whose title
 matches the question's `title_pattern` (e.g. `gaussian splatting|\\b3DGS\\b`). For each
@@ -39,7 +39,8 @@ theme rules once more, as no rule was made from heldout8 (part "heldout9"); benc
 blind the same day to measure the session's final rules once (part "heldout11"); bench/themes_multiword12.jsonl,
 20 more written blind on 2026-12-02 (seventh session), first run after a titled example no longer needed the
 theme's own word (part "heldout12"); bench/themes_multiword13.jsonl, 20 more written blind the same day, first run
-after a list of themes ("A, B and C") was read as all of them (part "heldout13").
+after a list of themes ("A, B and C") was read as all of them (part "heldout13"); bench/themes_multiword14.jsonl,
+20 more written blind on 2026-12-07 (eighth session), first run after a second read of that list rule (part "heldout14").
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def main() -> None:
     parser.add_argument("--collection", default="eval-iclr")
     parser.add_argument("--judged", type=Path, default=ROOT / "bench" / "summarize_judged.jsonl", help="reader judgements (see above)")
     parser.add_argument("--per-theme", action="store_true", help="also print one row per theme")
+    parser.add_argument("--split", action="append", help="with --set: only these parts (e.g. heldout14); default all")
     parser.add_argument("--unjudged", type=Path, help="with --set: write the included, title-mismatched, unjudged papers here (JSONL)")
     parser.add_argument(
         "--overview-url",
@@ -99,7 +101,7 @@ def main() -> None:
         by_split(args, ("zh_dev.jsonl", "zh_themes_heldout2.jsonl"), "总结一下关于知识蒸馏的论文")
         return
     if args.set == "multiword":
-        files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13"))
+        files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"))
         by_split(args, files, "Summarise the papers on knowledge distillation.")
         return
     if args.overview_url:
@@ -173,7 +175,7 @@ def by_split(args: argparse.Namespace, files: tuple[str, ...], warm_up: str) -> 
         "| split | theme | routed | matched to | gold | included | recall | title mismatch | mismatched judged | judged off-theme (est.) | s |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for row in (r for r in rows if r["type"] == "theme"):
+    for row in (r for r in rows if r["type"] == "theme" and (not args.split or r["split"] in args.split)):
         pattern = re.compile(row["title_pattern"], re.I)
         gold = {p for p, paper in papers.items() if pattern.search(paper.title)}
         routed = route(row["q"]) == Mode.SUMMARIZE

@@ -216,7 +216,8 @@ def request_clauses(request: str) -> list[str]:
     for match in _CLAUSE_BREAK.finditer(request):
         before = request[: match.start()]
         depth = before.count("(") - before.count(")") + before.count("（") - before.count("）")
-        if depth > 0 or _ABBREVIATION.search(before):
+        number = (before.split() or [""])[-1].rstrip(".").lower() in _NUMBER_ABBREVIATIONS and request[match.end() : match.end() + 1].isdigit()
+        if depth > 0 or _ABBREVIATION.search(before) or number:  # ("the No. 1 method", as sentences_of reads it)
             continue
         clauses.append(request[start : match.start()])
         start = match.end()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag.records import Answer
-from rag.text import citations, cite, is_coined, language_of, names, readable, title_name
+from rag.text import citations, cite, is_coined, language_of, names, readable, request_clauses, title_name
 from ui import render
 
 
@@ -61,3 +61,18 @@ def test_readable_latex_for_display() -> None:
 
 def test_a_quantity_is_not_a_name() -> None:
     assert names("a 50x speed-up at 1024x576 with 1.33x fewer FLOPs on GPT-4o") == {"gpt-4o", "flops"}
+
+
+@pytest.mark.parametrize(
+    ("request_", "clauses"),
+    [
+        ("Summarise the papers on RL vs. imitation learning. Keep it short.", ["Summarise the papers on RL vs. imitation learning.", "Keep it short."]),
+        ("Papers by Smith et al. on pruning? In three bullets.", ["Papers by Smith et al. on pruning?", "In three bullets."]),
+        ("Summarise pruning, e.g. structured pruning. Then compare.", ["Summarise pruning, e.g. structured pruning.", "Then compare."]),
+        ("Which is the No. 1 method for KV cache compression? Summarise them.", ["Which is the No. 1 method for KV cache compression?", "Summarise them."]),
+        ("Is the answer no? We want more.", ["Is the answer no?", "We want more."]),  # "no" before no number ends its sentence
+        ("Graph transformers (e.g. GPS. Exphormer) — what is new?", ["Graph transformers (e.g. GPS. Exphormer)", "what is new?"]),
+    ],
+)
+def test_a_request_is_cut_into_clauses_not_after_an_abbreviation(request_: str, clauses: list[str]) -> None:
+    assert request_clauses(request_) == clauses
