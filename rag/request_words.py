@@ -40,6 +40,7 @@ FRAME_WORDS = OVERVIEW_WORDS | {v.lower() for v in VENUES} | frozenset(
     look stand stands try trying propose found exploring say says said cover covers covered discuss highlight paper works working
     areas topic topics idea trends finding contribution theme themes kinds kind sort sorts types stuff things thing newcomer
     newcomers beginner beginners someone starting tl;dr tldr lit should good fill start dig bring
+    two three four five several various
     """.split()
 ) | FRAME_VERBS
 # Frame words that are also words of topics ("peer review", "topic modeling", "fake news
@@ -50,11 +51,22 @@ TOPIC_WORDS = frozenset("review reviews topic topics key news start reading high
 WEAK_WORDS = frozenset("methods approaches techniques problems challenges questions issues theory theories models landscape".split())
 # Words that join the parts of one theme ("mixture of experts", "AI for drug discovery").
 CONNECTORS = frozenset("of for in on with to and via from under between across against".split())
-ARTICLES = frozenset({"the", "a", "an"})
-JOINERS = CONNECTORS | ARTICLES  # what joins a run's words, where words follow it
+ARTICLES = frozenset({"the", "a", "an", "its", "their"})
+# Prepositions after which an article is the theme's ("generalization outside of the training
+# distribution", "... beyond the training horizon"; not "a taste of the X papers"). Like a
+# connector they join words and weigh nothing: "graph learning papers beyond the homophily
+# assumption" is about graph learning.
 BEYOND = frozenset({"outside", "beyond"})
+# Adverbs that narrow a theme to what follows them ("diffusion models, specifically video
+# diffusion"; "particularly hard combinatorial problems"), or join its words ("models trained
+# specifically for code"), but name nothing.
+NARROWING = frozenset("specifically particularly especially mainly mostly primarily".split())
+JOINERS = CONNECTORS | ARTICLES | BEYOND | NARROWING  # what joins a run's words, where words follow it
 CONJUNCTIONS = frozenset({"and", "or"})  # what closes a list of themes
-# Verbs that go on with a request after its theme, not an item of a list of themes ("Summarise the
-# papers on hallucination, and compare them"; "..., or skip it"). (A closed list: the small tagger
-# reads "compare methods" as nouns, and "or reward modeling" as a verb.)
-GOING_ON = frozenset("compare contrast skip focus organise organize categorise categorize".split())
+# Words that go on with a request after its theme, not an item of a list of themes nor the theme
+# ("Summarise the papers on hallucination, and compare them"; "..., or skip it"; "..., then rank
+# them"). (A closed list: the small tagger reads "compare methods" as nouns, and "or reward
+# modeling" as a verb.)
+GOING_ON = frozenset(
+    "compare contrast skip focus focusing organise organize categorise categorize then plus highlighting emphasizing emphasising".split()
+)

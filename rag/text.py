@@ -129,10 +129,13 @@ def stem_words(words: Sequence[str]) -> list[str]:
     return _stemmer().stemWords(list(words))
 
 
+TERM_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")  # a word of `term_sequence`, in the same order
+
+
 def term_sequence(text: str) -> list[str]:
     """The stemmed words of `text` in order, hyphenated words split ("key-value models" → key,
     valu, model): what a phrase is matched word for word against."""
-    return _stemmer().stemWords([w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", text)])
+    return _stemmer().stemWords([w.lower() for w in TERM_WORD.findall(text)])
 
 
 # -- numbers ------------------------------------------------------------------------------

@@ -71,8 +71,12 @@ _FRAME_ZH = re.compile(
 _LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9fff])[的和]+")
 # An aside after the theme: its examples or another name ("X (e.g. A, B)", "X, such as Y", "X /
 # Y"). Kept with the theme for the search; theme_head takes it off for membership.
-_ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially|notably|particularly|in particular|specifically|namely"
-_EXAMPLE_OPENERS = rf"{_ASIDE_OPENERS}|like"  # what opens a theme's examples (theme_head), and a quoted one
+_ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially"
+# ... and after a comma only: "X, like A", "X, notably A, B and C", "X, namely A and B" (not
+# "models like humans", "notably hard problems"). Not "specifically" or "in particular": they
+# narrow the theme to what follows (request_words.FRAME_WORDS).
+_COMMA_OPENERS = r"like|notably|namely"
+_EXAMPLE_OPENERS = rf"{_ASIDE_OPENERS}|{_COMMA_OPENERS}"  # what opens a theme's examples (theme_head), and a quoted one
 # (An aside in words stops before a bracket, which is an aside of its own; one that gives examples
 # runs on over their commas, "protein design, i.e. inverse folding, binder and antibody design",
 # up to a comma that goes on with the request: "..., then compare them", "..., in three bullets",
@@ -80,7 +84,7 @@ _EXAMPLE_OPENERS = rf"{_ASIDE_OPENERS}|like"  # what opens a theme's examples (t
 _NOT_AN_ITEM = r"(?:then|in|what|what's|how|why|which|who|please|so|if|and\s+(?:then|how|what|why|which))\b"
 _ASIDE_WORDS = r"[^,;:?!—。，？！(（]*"
 _ASIDE = re.compile(
-    rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS})|,\s+like)\s{_ASIDE_WORDS}(?:,(?!\s*{_NOT_AN_ITEM})\s*{_ASIDE_WORDS})*|\s+/\s{_ASIDE_WORDS}",
+    rf"\s*(?:\([^()]*\)|（[^（）]*）)|(?:,?\s+(?:{_ASIDE_OPENERS})|,\s+(?:{_COMMA_OPENERS}))\s{_ASIDE_WORDS}(?:,(?!\s*{_NOT_AN_ITEM})\s*{_ASIDE_WORDS})*|\s+/\s{_ASIDE_WORDS}",
     re.I,
 )
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
@@ -135,7 +139,7 @@ def _read(request: str) -> _Reading:
         named[i] = named[i] or (words[i] and tokens[i][2].lower() in FRAME_VERBS and named[i - 1] and tokens[i - 1][2].lower() not in CONNECTORS)
     # "generalization outside of the training distribution", "... beyond the training data": after
     # these, an article joins the theme's words (not in "a taste of the X papers", "the use of the X").
-    for i in range(1, len(tokens) - 1):
+    for i in range(1, len(tokens) - 1):  # (BEYOND, request_words.py)
         beyond = tokens[i - 1][2].lower() in BEYOND or (i > 1 and tokens[i - 1][2].lower() == "of" and tokens[i - 2][2].lower() in BEYOND)
         named[i] = named[i] or (tokens[i][2].lower() in ARTICLES and named[i - 1] and named[i + 1] and beyond)
     runs: list[tuple[float, int, int]] = []
@@ -236,7 +240,7 @@ def _theme_run(request: str) -> str:
     """The run of the request's words that names the most (the first of equals), with an aside that
     follows it, read in the clause that names the theme."""
     reading = _read(theme_clause(request))
-    if not (runs := _nominal_runs(reading, _tags(reading))):
+    if not (runs := [run for run in _nominal_runs(reading, _tags(reading)) if not _going_on(reading.tokens, run[1])]):
         return ""
     _, start, end = max(runs, key=lambda run: (run[0], -run[1]))
     start, end = _listed(reading, runs, start, end)
@@ -251,14 +255,9 @@ def _listed(reading: _Reading, runs: list[tuple[float, int, int]], start: int, e
     """The run from `start` to `end` with the runs a list joins to it by commas (past an item's
     bracket), when "and" or "or" comes before or in its last item ("papers on dataset distillation, data
     pruning and coreset selection" names three themes, not the last two); else the run alone
-    ("diffusion models, the video ones"; "vision and language, robotics"). An item a verb starts is
-    the request going on (`GOING_ON`)."""
+    ("diffusion models, the video ones"; "vision and language, robotics")."""
     tokens = reading.tokens
-
-    def verb_led(s: int) -> bool:  # ("or" starts a run: unlike "and", it joins no theme's words)
-        return tokens[s + (tokens[s][2].lower() in CONJUNCTIONS and s + 1 < len(tokens))][2].lower() in GOING_ON
-
-    starts = {s: e for _, s, e in runs if not verb_led(s)}
+    starts = {s: e for _, s, e in runs}
     ends = {e: s for _, s, e in runs}
 
     def joined(at: int) -> int | None:  # where the item after a comma at `at` (and an "and"/"or") starts
@@ -275,6 +274,15 @@ def _listed(reading: _Reading, runs: list[tuple[float, int, int]], start: int, e
         items.append((after, starts[after]))
     closed = len(items) > 1 and any(t[2].lower() in CONJUNCTIONS for t in tokens[items[-2][1] : items[-1][1]])
     return (items[0][0], items[-1][1]) if closed else (start, end)
+
+
+def _going_on(tokens: list[tuple[int, int, str]], start: int) -> bool:
+    """Whether the run at `start`, after a comma or "and"/"or", goes on with the request (GOING_ON:
+    "..., and compare them", "..., then rank them"), rather than naming a theme. ("or" starts a
+    run: unlike "and", it joins no theme's words.)"""
+    first = start + (tokens[start][2].lower() in CONJUNCTIONS and start + 1 < len(tokens))
+    after = start > 0 and (tokens[start - 1][2] == "," or tokens[start - 1][2].lower() in CONJUNCTIONS or first > start)
+    return after and tokens[first][2].lower() in GOING_ON
 
 
 def _asked(request: str) -> str:

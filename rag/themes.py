@@ -20,8 +20,8 @@ from itertools import pairwise
 from rag.calibration import MINILM, Calibration
 from rag.evidence import sentences_of
 from rag.records import Hit, Paper
-from rag.request_words import CONNECTORS
-from rag.text import STOPWORDS, TERM_HEADS, key_terms, stem_words, term_sequence
+from rag.text import STOPWORDS, TERM_HEADS, TERM_WORD, key_terms, stem_words, term_sequence
+from rag.theme_parts import theme_parts
 from rag.theme_request import theme_head
 
 _STOPWORD_STEMS = frozenset(stem_words(sorted(STOPWORDS)))
@@ -217,34 +217,6 @@ def _text(hit: Hit) -> str:
 # What joins themes asked at once ("code generation and coding agents", "state space models /
 # Mamba", "data pruning, coreset selection or dataset distillation"), and the words that make a part a
 # phrase rather than a term ("defenses for LLMs").
-_ALTERNATIVES = re.compile(r"\s+/\s+|\s*,?\s+(?:and|or)\s+|\s*,\s+")
-_MODIFIER = re.compile(r"\w-\w|(?:al|ic|ive|ous|ed|ar|ful|less|able|ible)$", re.I)
-_PHRASE_WORDS = (CONNECTORS | {"by"}) - {"and"}
-
-
-def theme_parts(theme: str) -> list[str]:
-    """The terms a theme joins by "and", "or", "/" or commas, each a theme of its own, when every part is a
-    term: two words or more ("dataset distillation and dataset condensation"; one is enough after
-    "/", "state space models / Mamba", or in a list of three, "RL, imitation learning and reward
-    modeling"), none a phrase with a preposition; two modifiers of one head
-    are two terms ("few-step and one-step generation"). Else the theme alone: "machine learning for
-    weather and climate forecasting" shares its head; "jailbreak attacks and defenses for LLMs" asks
-    for jailbreak defenses."""
-    parts = [p.strip() for p in _ALTERNATIVES.split(theme) if p.strip()]
-    if len(parts) == 2 and "/" not in theme and len(parts[0].split()) == 1 < len(parts[1].split()) and _MODIFIER.search(parts[0]):
-        # Two modifiers share the head: "few-step and one-step generation" is few-step generation
-        # and one-step generation. Only a word that reads as a modifier (hyphenated, or an
-        # adjective's ending): "pruning and knowledge distillation" is no "pruning distillation".
-        parts = [" ".join([parts[0], *parts[1].split()[1:]]), parts[1]]
-    min_words = 1 if "/" in theme or len(parts) > 2 else 2
-
-    def is_term(part: str) -> bool:
-        words = part.lower().split()
-        return len(words) >= min_words and not _PHRASE_WORDS.intersection(words)
-
-    return parts if len(parts) > 1 and all(map(is_term, parts)) else [theme]
-
-
 def about_theme(
     theme: str, hits: Sequence[Hit], document_frequency: Mapping[str, int], papers: int, cal: Calibration = MINILM, examples: Sequence[str] = ()
 ) -> list[Hit]:
@@ -308,14 +280,26 @@ def about_example(
 
 def _titled(paper: Paper, terms: set[str], example: str) -> bool:
     """Whether a paper's own title (not one generated from its abstract) names `example` (its key
-    `terms`): all of them, its first and last words no further apart than in it, give or take one,
-    in either order ("Animating Portraits" names "portrait animation"; "Molecule Captioning via
-    Generation of Text" does not name "molecule generation")."""
+    `terms`): all of them, its first and last words no further apart than in it, give or take one
+    ("Molecule Captioning via Generation of Text" does not name "molecule generation"). In the other
+    order only as a verb's "-ing" or a noun's "of" and the object that ends its phrase: "Animating
+    Portraits" and "Synthesis of Speech" name "portrait animation" and "speech synthesis";
+    "Understanding Video Transformers", "Generated Text Detection" do not."""
     if paper.title_is_generated or mentioned(terms, paper.title) != terms:
         return False
     words, title = [w for w in term_sequence(example) if w not in _STOPWORD_STEMS], term_sequence(paper.title)
+    raw = TERM_WORD.findall(paper.title)  # the title's words as written, one for each of `title`
     ends = [[i for i, w in enumerate(title) if w == word] for word in (words[0], words[-1])] if words else [[], []]
-    return any(abs(last - first) <= len(words) for first in ends[0] for last in ends[1])
+
+    def named(first: int, last: int) -> bool:
+        if 0 <= last - first <= len(words):
+            return True
+        if not 0 < first - last <= len(words):
+            return False
+        phrase_ends = first + 1 == len(title) or title[first + 1] in _STOPWORD_STEMS
+        return (raw[last].lower().endswith("ing") or title[last + 1] == "of") and phrase_ends
+
+    return any(named(first, last) for first in ends[0] for last in ends[1])
 
 
 def left_out(

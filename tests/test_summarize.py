@@ -19,6 +19,7 @@ from rag.label_subjects import Embed
 from rag.records import Answer, Hit, Paper
 from rag.summarize import summary_line
 from rag.text import split_sentences
+from rag.theme_parts import theme_parts
 from rag.theme_request import theme_head, theme_of
 from rag.themes import (
     about_theme,
@@ -29,7 +30,6 @@ from rag.themes import (
     names_a_term,
     shared_head,
     theme_grounding,
-    theme_parts,
     theme_terms,
     theme_unit,
 )
@@ -365,7 +365,10 @@ def test_a_themes_examples_and_asides_are_not_required_of_its_papers() -> None:
         # A list, its items parted by commas too.
         ("dataset distillation, data pruning and coreset selection", ["dataset distillation", "data pruning", "coreset selection"]),
         ("offline RL, imitation learning, or reward modeling", ["offline RL", "imitation learning", "reward modeling"]),
-        ("RL, imitation learning and reward modeling", ["RL", "imitation learning", "reward modeling"]),  # in a list of three, one word is a term
+        ("RL, imitation learning and reward modeling", ["RL", "imitation learning", "reward modeling"]),  # in a list of three, an acronym is a term
+        ("pruning, quantization and distillation", ["pruning", "quantization", "distillation"]),  # ... and so are words all alone
+        ("sparse, dense and hybrid retrieval", ["sparse, dense and hybrid retrieval"]),  # words that share the head are no terms
+        ("supervised, unsupervised and self-supervised learning", ["supervised learning", "unsupervised learning", "self-supervised learning"]),
     ],
 )
 def test_a_theme_joining_terms_is_each_of_them(theme: str, parts: list[str]) -> None:
@@ -571,3 +574,22 @@ def test_a_summary_line_names_its_paper_in_markdown_that_stays_intact(title: str
     paper = Paper("p9", "We propose Foo, which is fast.", title, generated)
     line = summary_line(paper, "We propose Foo, which is fast.", 3)
     assert paper.name == name and line == f"**{name}**: We propose Foo, which is fast [3]."
+
+
+@pytest.mark.parametrize(
+    ("example", "title", "named"),
+    [
+        ("portrait animation", "Animating Portraits", True),
+        ("speech synthesis", "Synthesis of Speech with Prosody Control", True),
+        ("molecule generation", "Molecule Captioning via Generation of Text", False),  # the words too far apart
+        # In the other order only as "-ing" or "of" with the object ending the phrase.
+        ("video understanding", "Understanding Video Transformers", False),
+        ("text generation", "Generated Text Detection in the Wild", False),
+        ("code generation", "Detection of Generated Code", False),
+    ],
+)
+def test_a_title_names_an_example_in_its_words_order_or_as_a_verb_and_its_object(example: str, title: str, named: bool) -> None:
+    from rag.text import key_terms
+    from rag.themes import _titled
+
+    assert _titled(Paper("t", "An abstract.", title, False), set(key_terms(example)), example) is named

@@ -158,6 +158,7 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
         ("Papers about tokenization outside of images, such as speech tokenizers.", "Papers about tokenization, such as speech tokenizers.", ["images"]),
         ("Summarise generalization outside of the training distribution", "Summarise generalization outside of the training distribution", []),
         ("Summarise the OOD detection papers outside of the vision domain.", "Summarise the OOD detection papers.", ["vision domain"]),
+        ("Summarise papers on extrapolation outside of the convex hull", "Summarise papers on extrapolation outside of the convex hull", []),
         (
             "Summarise the data attribution papers. Feature attribution / saliency methods are out of scope.",
             "Summarise the data attribution papers.",
@@ -251,6 +252,17 @@ def test_what_a_request_leaves_out_is_never_its_theme() -> None:
         ("Summarise papers on generalization outside of the training distribution", "generalization outside of the training distribution"),
         ("Which papers study generalization beyond the training horizon?", "generalization beyond the training horizon"),
         ("Give me a taste of the protein design papers", "protein design"),
+        ("Summarise papers on generalization outside of its training distribution", "generalization outside of its training distribution"),
+        ("Summarise the graph learning papers beyond the homophily assumption", "graph learning"),  # "beyond" weighs nothing
+        # What goes on with the request after a list, or after the theme, is neither.
+        ("Summarise papers on pruning, quantization and distillation, then rank them by speedup", "pruning, quantization and distillation"),
+        ("Summarise papers on data pruning and coreset selection, highlighting open problems", "data pruning and coreset selection"),
+        ("Summarise the papers on RLHF, and compare reward model architectures", "RLHF"),
+        # An adverb narrows the theme to what follows it, or joins its words; a number is no theme.
+        ("Summarise the papers on diffusion models, specifically video diffusion", "video diffusion"),
+        ("Summarise the papers on particularly hard combinatorial optimization problems", "hard combinatorial optimization problems"),
+        ("Summarise the papers on models trained specifically for code", "models trained specifically for code"),
+        ("Summarise the papers on the two main alignment methods, namely RLHF and DPO", "alignment methods, namely RLHF and DPO"),
     ],
 )
 def test_a_theme_is_the_noun_phrase_the_request_names_it_by(question: str, theme: str) -> None:
@@ -261,7 +273,7 @@ def test_an_aside_of_examples_runs_over_their_commas() -> None:
     question = "Which papers tackle protein design, i.e. inverse folding, binder design and antibody design?"
     assert theme_head(theme_of(question)) == "protein design"
     assert theme_examples(question) == ["inverse folding", "binder design", "antibody design"]
-    # "notably", "in particular" and the like open examples as "e.g." does.
+    # After a comma, "notably" and "namely" open examples as "e.g." does.
     question = "Summarise papers on efficient LLMs, notably quantization, pruning and distillation."
     assert theme_head(theme_of(question)) == "efficient LLMs"
     assert theme_examples(question) == ["quantization", "pruning", "distillation"]
