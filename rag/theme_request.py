@@ -187,9 +187,11 @@ def theme_clause(request: str) -> str:
         # The asker's own "work" is no request: "I work on X." is context, "I want the X papers." asks.
         # A corpus question asks too ("Quick question: what are the common approaches to X?").
         asks = bool(set(words) & (_ASKS_FOR_PAPERS if about_asker else OVERVIEW_WORDS)) or bool(CORPUS_QUESTION.search(clause))
-        # A heading is the first clause, a topic of two words or more and nothing else ("Causal
-        # discovery — ..."; not "Question: ...", nor a trailing "Especially video diffusion.").
-        heading = position == 0 and len(words) >= 2 and sum(end - start for _, start, end in runs) == len(words)
+        # A heading is the first clause, a topic of two words or more and nothing else but its aside
+        # ("Causal discovery — ...", "small language models (SLMs) - what's new?"; not "Question:
+        # ...", nor a trailing "Especially video diffusion.").
+        topic = [t for t in reading.tokens if t[2][0].isalnum() and not any(s <= t[0] < e for s, e in reading.asides)]
+        heading = position == 0 and len(topic) >= 2 and sum(end - start for _, start, end in runs) == len(topic)
         # A clause about the asker ("I work on computational imaging.") is context, unless it asks
         # for the papers itself ("I want the speculative decoding papers.").
         if asks or (heading and not about_asker):

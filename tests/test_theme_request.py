@@ -254,6 +254,8 @@ def test_what_a_request_leaves_out_is_never_its_theme() -> None:
         ("Give me a taste of the protein design papers", "protein design"),
         ("Summarise papers on generalization outside of its training distribution", "generalization outside of its training distribution"),
         ("Summarise the graph learning papers beyond the homophily assumption", "graph learning"),  # "beyond" weighs nothing
+        # A heading with its bracketed acronym, then questions that ask but name other things.
+        ("Diffusion language models (DLMs) — what's new? and how do people speed up their sampling", "Diffusion language models (DLMs)"),
         # What goes on with the request after a list, or after the theme, is neither.
         ("Summarise papers on pruning, quantization and distillation, then rank them by speedup", "pruning, quantization and distillation"),
         ("Summarise papers on data pruning and coreset selection, highlighting open problems", "data pruning and coreset selection"),
