@@ -26,6 +26,7 @@ from rag.text import CJK, cite, says_phrase
 from rag.theme_examples import theme_examples
 from rag.theme_exclusions import exclusions
 from rag.theme_request import theme_of
+from rag.theme_spelling import respelled
 from rag.themes import about_theme_by, examples_adding, kept_in_order, left_out
 from rag.topics import REPRESENTATIVES, group
 from rag.verify import Draft, Verifier, draft_messages
@@ -76,8 +77,14 @@ def theme_summary_events(request: Request, theme: str, ctx: Context, timings: di
     # The examples join the search: papers on "TTS" need not say "audio generation".
     searched = " ".join([english, *(e for e in examples if not says_phrase(english, e))])
     hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
-    timings["retrieve"] = request.elapsed_ms()
     shown = theme if english == theme else f"{theme}（{english}）" if language == "zh" else f"{theme} ({english})"
+    # A misspelt word no paper uses ("protoype learning") is read as the candidates spell it, and searched again.
+    respelt = respelled(english, ctx.corpus.document_frequency(), [f"{h.paper.title} {h.paper.abstract}" for h in hits])
+    if respelt != english:
+        shown, english = prompts.say("THEME_RESPELLED", language, theme=shown, respelt=respelt), respelt
+        searched = " ".join([english, *(e for e in examples if not says_phrase(english, e))])
+        hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
+    timings["retrieve"] = request.elapsed_ms()
     yield from _theme_summary(request, english, hits, None, ctx, timings, shown, examples, exclusions(asked))
 
 

@@ -593,3 +593,28 @@ def test_a_title_names_an_example_in_its_words_order_or_as_a_verb_and_its_object
     from rag.themes import _titled
 
     assert _titled(Paper("t", "An abstract.", title, False), set(key_terms(example)), example) is named
+
+
+def test_a_misspelt_theme_word_is_read_as_the_candidates_spell_it() -> None:
+    from rag.theme_spelling import respelled
+
+    frequency = {"prototyp": 30, "learn": 900, "network": 500, "quantil": 5, "diffus": 300}
+    texts = ["Prototypical networks learn prototypes. A prototype learning method.", "Quantile regression. Diffusion models."]
+    assert respelled("protoype learning", frequency, texts) == "prototype learning"
+    assert respelled("difusion models", frequency, texts) == "diffusion models"
+    # Not a word papers use, however rare; not one too unlike any ("quantum" is no "quantile"); never a name.
+    assert respelled("quantile learning", frequency, texts) == "quantile learning"
+    assert respelled("quantum learning", frequency, texts) == "quantum learning"
+    assert respelled("Protoype networks", frequency, texts) == "Protoype networks"
+
+
+def test_a_summary_of_a_misspelt_theme_says_how_it_read_it(tmp_path: Path) -> None:
+    records = [
+        {"title": "Prototype learning for few-shot classes", "abstract": "We learn one prototype per class. Prototype learning helps few-shot tasks."},
+        {"title": "Interpretable prototype learning", "abstract": "Prototype learning explains decisions by prototypes of training images."},
+        {"title": "Graph neural networks for molecules", "abstract": "We predict molecular properties with message passing on graphs."},
+        {"title": "Federated learning with non-IID clients", "abstract": "Clients hold skewed data. We correct client drift in federated averaging."},
+    ]
+    answer = indexed(tmp_path, records).ask("Summarise the protoype learning papers", mode="summarize")
+    assert titles(answer) == {r["title"] for r in records[:2]}
+    assert 'protoype learning (read as "prototype learning")' in answer.text
