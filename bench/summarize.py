@@ -1,6 +1,7 @@
 """Theme summaries on the full ICLR 2026 corpus: does a summary include every paper of its theme, and only those?
 
-    .venv/bin/python bench/summarize.py [--cut 0.45 --cut 0.40 ...] [--per-theme] [--judged FILE] [--set en|zh|multiword] [--split PART] [--unjudged FILE]
+    .venv/bin/python bench/summarize.py [--cut 0.45 --cut 0.40 ...] [--per-theme] [--judged FILE] [--misspell]
+        [--set en|zh|multiword] [--split PART] [--unjudged FILE]
 
 For the 20 theme questions of bench/iclr_dev.jsonl, the gold set is every paper whose title
 matches the question's `title_pattern` (e.g. `gaussian splatting|\\b3DGS\\b`). For each
@@ -85,6 +86,7 @@ def main() -> None:
     parser.add_argument("--judged", type=Path, default=ROOT / "bench" / "summarize_judged.jsonl", help="reader judgements (see above)")
     parser.add_argument("--per-theme", action="store_true", help="also print one row per theme")
     parser.add_argument("--split", action="append", help="with --set: only these parts (e.g. heldout14); default all")
+    parser.add_argument("--misspell", action="store_true", help="ask each English theme with its longest word misspelt (two letters swapped)")
     parser.add_argument("--unjudged", type=Path, help="with --set: write the included, title-mismatched, unjudged papers here (JSONL)")
     parser.add_argument(
         "--overview-url",
@@ -130,7 +132,7 @@ def main() -> None:
             pattern = re.compile(theme["title_pattern"], re.I)
             gold = {p for p, paper in papers.items() if pattern.search(paper.title)}
             started = time.perf_counter()
-            answer = api.ask(f"Summarize the {theme['q']}", mode="summarize")
+            answer = api.ask(f"Summarize the {misspelt(theme['q']) if args.misspell else theme['q']}", mode="summarize")
             seconds.append(time.perf_counter() - started)
             included = {s.paper.paper_id for s in answer.sources}
             off, judged, mismatched, _ = judged_off(theme["q"], included, gold, judgements)
@@ -158,6 +160,18 @@ def main() -> None:
     started = time.perf_counter()
     groups = api.topics()
     print(f"\ncorpus overview: {len(papers):,} papers in {len(groups)} topics, grouped in {time.perf_counter() - started:.2f} s")
+
+
+def misspelt(theme: str) -> str:
+    """`theme` with its longest lower-case word misspelt as a hurried typist would: its two middle
+    letters swapped ("distillation" → "distilaltion"); a typo no rule was written from."""
+    words = [w for w in re.findall(r"(?<![\w-])[a-z]{6,}(?![\w-])", theme)]
+    if not words:
+        return theme
+    word = max(words, key=len)
+    middle = len(word) // 2
+    typo = word[: middle - 1] + word[middle] + word[middle - 1] + word[middle + 1 :]
+    return re.sub(rf"(?<![\w-]){word}(?![\w-])", typo, theme, count=1)
 
 
 def by_split(args: argparse.Namespace, files: tuple[str, ...], warm_up: str) -> None:
