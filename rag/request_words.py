@@ -60,13 +60,14 @@ BEYOND = frozenset({"outside", "beyond"})
 # Adverbs that narrow a theme to what follows them ("diffusion models, specifically video
 # diffusion"; "particularly hard combinatorial problems"), or join its words ("models trained
 # specifically for code"), but name nothing.
-NARROWING = frozenset("specifically particularly especially mainly mostly primarily".split())
+NARROWING = frozenset("specifically particularly particular especially mainly mostly primarily".split())  # ("in particular")
 JOINERS = CONNECTORS | ARTICLES | BEYOND | NARROWING  # what joins a run's words, where words follow it
 CONJUNCTIONS = frozenset({"and", "or"})  # what closes a list of themes
 # Words that go on with a request after its theme, not an item of a list of themes nor the theme
-# ("Summarise the papers on hallucination, and compare them"; "..., or skip it"; "..., then rank
-# them"). (A closed list: the small tagger reads "compare methods" as nouns, and "or reward
-# modeling" as a verb.)
-GOING_ON = frozenset(
-    "compare contrast skip focus focusing organise organize categorise categorize then plus highlighting emphasizing emphasising".split()
-)
+# ("Summarise the papers on hallucination, and compare them"; "..., then rank them"). (A closed
+# list: the small tagger reads "compare methods" as nouns, and "or reward modeling" as a verb.)
+GOING_ON = frozenset("then plus compare comparing highlighting emphasizing emphasising focusing".split())
+# ... and words that do so only alone, before the request's own words ("..., or skip it", "..., and
+# focus on the multimodal ones"): with a theme's words they name it ("contrast enhancement", "skip
+# connections", "focus stacking", "rank collapse").
+GOING_ON_ALONE = frozenset("contrast focus skip rank organise organize categorise categorize".split())

@@ -26,12 +26,12 @@ _AT_CLAUSE_START = (
     r"|(?:do\s+not|don't|don’t)\s+(?:include|want|need|care\s+about|mean|count)"
 )
 # Cues that exclude wherever they stand: "all unlearning papers except the diffusion ones"; "outside
-# of images", "outside of the vision domain", not "outside of the training distribution" or "outside
-# of the convex hull", which name a theme: after an article, only a domain, field or modality is left out.
-_DOMAIN = r"(?:[\w-]+\s+){0,2}(?:domains?|fields?|areas?|modalit(?:y|ies)|communit(?:y|ies))\b"
+# of images", "outside of the vision domain", not "outside of the training distribution" (its data,
+# domain or support) or "outside of the convex hull", which name a theme: out of distribution.
+_OUT_OF_DISTRIBUTION = r"(?:(?:the|a|an|its|their)\s+)?(?:[\w-]+\s+)?(?:training|distributions?|support|hull|range|horizon)\b"
 _ANYWHERE = (
     r"except(?:\s+for)?|excepting|excluding|other\s+than|apart\s+from|aside\s+from|rather\s+than"
-    rf"|outside\s+of(?=\s+(?!(?:the|a|an|its|their)\b)|\s+(?:the|a|an|its|their)\s+{_DOMAIN})"
+    rf"|outside\s+of(?!\s+{_OUT_OF_DISTRIBUTION})"
 )
 # The marks that end a clause, and after which one starts: also after an opening bracket or a spaced dash.
 _MARKS = r",;:.?!—，。；：？！\n"

@@ -24,6 +24,7 @@ from rag.request_words import (
     FRAME_VERBS,
     FRAME_WORDS,
     GOING_ON,
+    GOING_ON_ALONE,
     JOINERS,
     OVERVIEW_WORDS,
     TOPIC_WORDS,
@@ -137,9 +138,7 @@ def _read(request: str) -> _Reading:
     named = [n or (w and t.lower() in TOPIC_WORDS and beside_theme(i)) for i, (n, w, (_, _, t)) in enumerate(zip(named, words, tokens, strict=True))]
     for i in range(1, len(tokens)):  # "user study", "PDE solving": a frame verb after a theme's word names it too
         named[i] = named[i] or (words[i] and tokens[i][2].lower() in FRAME_VERBS and named[i - 1] and tokens[i - 1][2].lower() not in CONNECTORS)
-    # "generalization outside of the training distribution", "... beyond the training data": after
-    # these, an article joins the theme's words (not in "a taste of the X papers", "the use of the X").
-    for i in range(1, len(tokens) - 1):  # (BEYOND, request_words.py)
+    for i in range(1, len(tokens) - 1):  # after "outside (of)", "beyond", an article joins the theme's words (BEYOND)
         beyond = tokens[i - 1][2].lower() in BEYOND or (i > 1 and tokens[i - 1][2].lower() == "of" and tokens[i - 2][2].lower() in BEYOND)
         named[i] = named[i] or (tokens[i][2].lower() in ARTICLES and named[i - 1] and named[i + 1] and beyond)
     runs: list[tuple[float, int, int]] = []
@@ -242,7 +241,7 @@ def _theme_run(request: str) -> str:
     """The run of the request's words that names the most (the first of equals), with an aside that
     follows it, read in the clause that names the theme."""
     reading = _read(theme_clause(request))
-    if not (runs := [run for run in _nominal_runs(reading, _tags(reading)) if not _going_on(reading.tokens, run[1])]):
+    if not (runs := [run for run in _nominal_runs(reading, _tags(reading)) if not _going_on(reading, run)]):
         return ""
     _, start, end = max(runs, key=lambda run: (run[0], -run[1]))
     start, end = _listed(reading, runs, start, end)
@@ -278,13 +277,16 @@ def _listed(reading: _Reading, runs: list[tuple[float, int, int]], start: int, e
     return (items[0][0], items[-1][1]) if closed else (start, end)
 
 
-def _going_on(tokens: list[tuple[int, int, str]], start: int) -> bool:
-    """Whether the run at `start`, after a comma or "and"/"or", goes on with the request (GOING_ON:
-    "..., and compare them", "..., then rank them"), rather than naming a theme. ("or" starts a
-    run: unlike "and", it joins no theme's words.)"""
-    first = start + (tokens[start][2].lower() in CONJUNCTIONS and start + 1 < len(tokens))
+def _going_on(reading: _Reading, run: tuple[float, int, int]) -> bool:
+    """Whether `run`, after a comma or "and"/"or" that follow a run, goes on with the request
+    (GOING_ON: "..., and compare them", "..., then rank them") rather than naming a theme."""
+    tokens, (_, start, end) = reading.tokens, run
+    first = start + (tokens[start][2].lower() in CONJUNCTIONS and start + 1 < len(tokens))  # ("or" starts a run: "and" does not)
     after = start > 0 and (tokens[start - 1][2] == "," or tokens[start - 1][2].lower() in CONJUNCTIONS or first > start)
-    return after and tokens[first][2].lower() in GOING_ON
+    if not after or not any(e <= start for _, _, e in reading.runs):  # ("Briefly, contrast enhancement papers")
+        return False
+    word = tokens[first][2].lower()
+    return word in GOING_ON or (word in GOING_ON_ALONE and end == first + 1)
 
 
 def _asked(request: str) -> str:

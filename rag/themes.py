@@ -281,25 +281,30 @@ def about_example(
 def _titled(paper: Paper, terms: set[str], example: str) -> bool:
     """Whether a paper's own title (not one generated from its abstract) names `example` (its key
     `terms`): all of them, its first and last words no further apart than in it, give or take one
-    ("Molecule Captioning via Generation of Text" does not name "molecule generation"). In the other
-    order only as a verb's "-ing" or a noun's "of" and the object that ends its phrase: "Animating
-    Portraits" and "Synthesis of Speech" name "portrait animation" and "speech synthesis";
-    "Understanding Video Transformers", "Generated Text Detection" do not."""
+    ("Molecule Captioning via Generation of Text" does not name "molecule generation"); or turned
+    round, a verb's "-ing" or a noun's "of" followed by the rest of the example, which ends its
+    phrase: "Predicting Protein Structure" and "Synthesis of Speech, ..." name "protein structure
+    prediction" and "speech synthesis"; "Understanding Video Transformers", "Generated Text
+    Detection" do not."""
     if paper.title_is_generated or mentioned(terms, paper.title) != terms:
         return False
     words, title = [w for w in term_sequence(example) if w not in _STOPWORD_STEMS], term_sequence(paper.title)
-    raw = TERM_WORD.findall(paper.title)  # the title's words as written, one for each of `title`
+    spans = [m.span() for m in TERM_WORD.finditer(paper.title)]  # the title's words as written, one for each of `title`
     ends = [[i for i, w in enumerate(title) if w == word] for word in (words[0], words[-1])] if words else [[], []]
-
-    def named(first: int, last: int) -> bool:
-        if 0 <= last - first <= len(words):
-            return True
-        if not 0 < first - last <= len(words):
-            return False
-        phrase_ends = first + 1 == len(title) or title[first + 1] in _STOPWORD_STEMS
-        return (raw[last].lower().endswith("ing") or title[last + 1] == "of") and phrase_ends
-
-    return any(named(first, last) for first in ends[0] for last in ends[1])
+    if any(0 <= last - first <= len(words) for first in ends[0] for last in ends[1]):
+        return True
+    for head, skip in ((head, skip) for head in ends[1] for skip in (0, 1)):  # (skip: a word between, "Animating Human Portraits")
+        written = paper.title[spans[head][0] : spans[head][1]].lower()
+        start = head + 1 + (not written.endswith("ing") and head + 1 < len(title) and title[head + 1] == "of")
+        if not (written.endswith("ing") or start == head + 2):
+            continue
+        start += skip
+        stop = start + len(words) - 1
+        if title[start:stop] == words[:-1]:
+            after = paper.title[spans[stop - 1][1] :].lstrip()
+            if stop == len(title) or not after[:1].isalnum() or title[stop] in _STOPWORD_STEMS:
+                return True
+    return False
 
 
 def left_out(

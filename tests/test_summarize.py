@@ -365,9 +365,11 @@ def test_a_themes_examples_and_asides_are_not_required_of_its_papers() -> None:
         # A list, its items parted by commas too.
         ("dataset distillation, data pruning and coreset selection", ["dataset distillation", "data pruning", "coreset selection"]),
         ("offline RL, imitation learning, or reward modeling", ["offline RL", "imitation learning", "reward modeling"]),
-        ("RL, imitation learning and reward modeling", ["RL", "imitation learning", "reward modeling"]),  # in a list of three, an acronym is a term
-        ("pruning, quantization and distillation", ["pruning", "quantization", "distillation"]),  # ... and so are words all alone
-        ("sparse, dense and hybrid retrieval", ["sparse, dense and hybrid retrieval"]),  # words that share the head are no terms
+        # In a list of three, a noun alone is a term; modifiers share the last item's head.
+        ("RL, imitation learning and reward modeling", ["RL", "imitation learning", "reward modeling"]),
+        ("quantization, pruning and knowledge distillation", ["quantization", "pruning", "knowledge distillation"]),
+        ("pruning, quantization and distillation", ["pruning", "quantization", "distillation"]),
+        ("sparse, dense and hybrid retrieval", ["sparse retrieval", "dense retrieval", "hybrid retrieval"]),
         ("supervised, unsupervised and self-supervised learning", ["supervised learning", "unsupervised learning", "self-supervised learning"]),
     ],
 )
@@ -581,6 +583,9 @@ def test_a_summary_line_names_its_paper_in_markdown_that_stays_intact(title: str
     [
         ("portrait animation", "Animating Portraits", True),
         ("speech synthesis", "Synthesis of Speech with Prosody Control", True),
+        ("protein structure prediction", "Predicting Protein Structure", True),
+        ("portrait animation", "Animating Human Portraits with Diffusion", True),  # a word between
+        ("molecule generation", "Generating Molecules, Proteins and Materials", True),  # a comma ends the phrase
         ("molecule generation", "Molecule Captioning via Generation of Text", False),  # the words too far apart
         # In the other order only as "-ing" or "of" with the object ending the phrase.
         ("video understanding", "Understanding Video Transformers", False),

@@ -159,6 +159,8 @@ def test_a_question_names_a_sole_theme_only_when_it_asks_nothing_more() -> None:
         ("Summarise generalization outside of the training distribution", "Summarise generalization outside of the training distribution", []),
         ("Summarise the OOD detection papers outside of the vision domain.", "Summarise the OOD detection papers.", ["vision domain"]),
         ("Summarise papers on extrapolation outside of the convex hull", "Summarise papers on extrapolation outside of the convex hull", []),
+        ("Summarise robustness outside of the training domain", "Summarise robustness outside of the training domain", []),
+        ("Summarise anomaly detection outside of the manufacturing setting", "Summarise anomaly detection", ["manufacturing setting"]),
         (
             "Summarise the data attribution papers. Feature attribution / saliency methods are out of scope.",
             "Summarise the data attribution papers.",
@@ -260,6 +262,10 @@ def test_what_a_request_leaves_out_is_never_its_theme() -> None:
         ("Summarise papers on pruning, quantization and distillation, then rank them by speedup", "pruning, quantization and distillation"),
         ("Summarise papers on data pruning and coreset selection, highlighting open problems", "data pruning and coreset selection"),
         ("Summarise the papers on RLHF, and compare reward model architectures", "RLHF"),
+        # ... but such a word with a theme's words names it, and with no theme before it goes on from nothing.
+        ("Summarise image restoration, contrast enhancement and denoising", "image restoration, contrast enhancement and denoising"),
+        ("Briefly, contrast enhancement papers please", "contrast enhancement"),
+        ("Summarise the papers on diffusion models, in particular video diffusion", "video diffusion"),
         # An adverb narrows the theme to what follows it, or joins its words; a number is no theme.
         ("Summarise the papers on diffusion models, specifically video diffusion", "video diffusion"),
         ("Summarise the papers on particularly hard combinatorial optimization problems", "hard combinatorial optimization problems"),
