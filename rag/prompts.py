@@ -255,7 +255,7 @@ ZH: dict[str, str] = {
     "SUMMARY_PINNED": "你提到的 {papers}，按内容分为 {groups}：",
     "SUMMARY_FILTERED": "筛选出的 {papers}，按内容分为 {groups}：",
     "THEME_WITH_EXAMPLES": "{theme}或所问的例子（{examples}）",
-    "THEME_RESPELLED": "{theme}（按“{respelt}”理解）",
+    "THEME_RESPELLED": "{theme}（按 {respelt} 理解）",  # (the count's line puts the theme in “”)
     "LEFT_OUT": "已按要求排除：{left}。",
     "LEFT_OUT_TERM": "关于“{term}”的 {papers}",
     "OVERVIEW_COUNT": "语料库共有 {papers:,} 篇论文，按内容可分为 {groups} 个主题（括号内为篇数，其后为代表论文）：",

@@ -67,7 +67,7 @@ CONJUNCTIONS = frozenset({"and", "or"})  # what closes a list of themes
 # ("Summarise the papers on hallucination, and compare them"; "..., then rank them"). (A closed
 # list: the small tagger reads "compare methods" as nouns, and "or reward modeling" as a verb.)
 GOING_ON = frozenset("then plus compare comparing highlighting emphasizing emphasising focusing".split())
-# ... and words that do so only alone, before the request's own words ("..., or skip it", "..., and
-# focus on the multimodal ones"): with a theme's words they name it ("contrast enhancement", "skip
-# connections", "focus stacking", "rank collapse").
+# ... and words that do so only alone or before a preposition ("..., or skip it", "..., and focus on
+# VLMs", "..., and categorize by method"): with a theme's words they name it ("contrast enhancement",
+# "skip connections", "focus stacking", "rank collapse").
 GOING_ON_ALONE = frozenset("contrast focus skip rank organise organize categorise categorize".split())

@@ -6,45 +6,41 @@ from __future__ import annotations
 import re
 
 from rag.request_words import CONNECTORS
-from rag.tagger import make_tagger
 
 _ALTERNATIVES = re.compile(r"\s+/\s+|\s*,?\s+(?:and|or)\s+|\s*,\s+")
-# A modifier without the tagger: hyphenated, or an adjective's ending ("few-step", "visual").
+# A modifier by its form: hyphenated, or an adjective's ending ("few-step", "visual").
 _MODIFIER = re.compile(r"\w-\w|(?:al|ic|ive|ous|ed|ar|ful|less|able|ible)$", re.I)
-_MODIFIER_TAGS = frozenset({"JJ", "JJR", "JJS", "VBN", "VBD"})  # Penn Treebank: adjectives, participles
 _PHRASE_WORDS = (CONNECTORS | {"by"}) - {"and"}
+_ACRONYM = re.compile(r"^\S\S*?[A-Z]")  # "RL", "LoRA", "GANs": a capital after the first letter
+# A word that names a process or a property on its own ("quantization", "pruning", "robustness"):
+# in a list, a term of its own, where a plain noun or an adjective ("image", "sparse") shares the
+# last item's head ("image, video and audio generation"; "sparse, dense and hybrid retrieval").
+_NOMINAL = re.compile(r"(?:tion|sion|ing|ment|ness|ity|ance|ence|ism|ysis|acy|ogy|ics)$", re.I)
 
 
 def theme_parts(theme: str) -> list[str]:
     """The terms a theme joins by "and", "or", "/" or commas, each a theme of its own, when every part is a
     term: two words or more ("dataset distillation and dataset condensation"; one is enough after
-    "/", "state space models / Mamba", or as a noun in a list of three, "quantization, pruning and
-    knowledge distillation"), none a phrase with a preposition; modifiers of one head are terms of
-    it ("few-step and one-step generation", "sparse, dense and hybrid retrieval"). Else the theme
-    alone: "machine learning for weather and climate forecasting" shares its head; "jailbreak
-    attacks and defenses for LLMs" asks for jailbreak defenses."""
+    "/", "state space models / Mamba"; in a list of three, a process or an acronym, "quantization,
+    pruning and knowledge distillation", "RL, imitation learning and reward modeling", or all the
+    items alone, "robustness, fairness and privacy"), none a phrase with a preposition. Words that
+    modify the last item's head are terms of it ("few-step and one-step generation", "image, video
+    and audio generation"). Else the theme alone: "machine learning for weather and climate
+    forecasting" shares its head; "jailbreak attacks and defenses for LLMs" asks for jailbreak defenses."""
     parts = [p.strip() for p in _ALTERNATIVES.split(theme) if p.strip()]
     *firsts, last = parts or [""]
-    singles = [p for p in firsts if len(p.split()) == 1]
-    modifiers = _modifiers(theme, singles)
-    if firsts and "/" not in theme and len(last.split()) > 1 and len(modifiers) == len(firsts):
-        # Modifiers share the head: "few-step and one-step generation" is few-step generation and
-        # one-step generation; "pruning and knowledge distillation" is no "pruning distillation".
+    listed = len(parts) > 2
+    single = all(len(p.split()) == 1 for p in firsts)
+    # Two items share the head only by a modifier's form ("pruning and knowledge distillation" is
+    # no "pruning distillation"); in a list of three, any word that names no process alone.
+    sharing = (lambda p: not _NOMINAL.search(p) and not _ACRONYM.search(p)) if listed else _MODIFIER.search
+    if firsts and single and "/" not in theme and len(last.split()) > 1 and all(map(sharing, firsts)):
         parts = [" ".join([p, *last.split()[1:]]) for p in firsts] + [last]
-    # A word alone is a term after "/", or in a list of three as a noun, when no item is a modifier
-    # (which might share the head: "lidar, radar and depth estimation" is not split).
-    alone = "/" in theme or (len(parts) > 2 and all("-" in m for m in modifiers))  # ("fine-tuning, RLHF and ...": a noun)
+    alone = "/" in theme or (listed and single and len(last.split()) == 1)
 
     def is_term(part: str) -> bool:
         words = part.lower().split()
-        return (len(words) >= 2 or alone) and not _PHRASE_WORDS.intersection(words)
+        named = alone or (listed and (bool(_NOMINAL.search(part)) or bool(_ACRONYM.search(part))))
+        return (len(words) >= 2 or named) and not _PHRASE_WORDS.intersection(words)
 
     return parts if len(parts) > 1 and all(map(is_term, parts)) else [theme]
-
-
-def _modifiers(theme: str, words: list[str]) -> set[str]:
-    """Those of `words` (each a part of `theme`) that modify a noun: hyphenated, or tagged an
-    adjective or participle in the theme (rag/tagger.py; without it, by their ending)."""
-    tagger = make_tagger()
-    tagged = {word for word, _, tag in tagger(theme) if tag in _MODIFIER_TAGS} if tagger else set()
-    return {w for w in words if "-" in w or (w in tagged if tagger else bool(_MODIFIER.search(w)))}

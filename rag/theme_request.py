@@ -285,8 +285,8 @@ def _going_on(reading: _Reading, run: tuple[float, int, int]) -> bool:
     after = start > 0 and (tokens[start - 1][2] == "," or tokens[start - 1][2].lower() in CONJUNCTIONS or first > start)
     if not after or not any(e <= start for _, _, e in reading.runs):  # ("Briefly, contrast enhancement papers")
         return False
-    word = tokens[first][2].lower()
-    return word in GOING_ON or (word in GOING_ON_ALONE and end == first + 1)
+    word, after_word = tokens[first][2].lower(), tokens[first + 1][2].lower() if first + 1 < end else ""
+    return word in GOING_ON or (word in GOING_ON_ALONE and (not after_word or after_word in JOINERS or after_word == "by"))
 
 
 def _asked(request: str) -> str:

@@ -283,7 +283,7 @@ def _titled(paper: Paper, terms: set[str], example: str) -> bool:
     `terms`): all of them, its first and last words no further apart than in it, give or take one
     ("Molecule Captioning via Generation of Text" does not name "molecule generation"); or turned
     round, a verb's "-ing" or a noun's "of" followed by the rest of the example, which ends its
-    phrase: "Predicting Protein Structure" and "Synthesis of Speech, ..." name "protein structure
+    phrase: "Predicting Protein Structure" and "Synthesis of Speech with ..." name "protein structure
     prediction" and "speech synthesis"; "Understanding Video Transformers", "Generated Text
     Detection" do not."""
     if paper.title_is_generated or mentioned(terms, paper.title) != terms:
@@ -301,8 +301,8 @@ def _titled(paper: Paper, terms: set[str], example: str) -> bool:
         start += skip
         stop = start + len(words) - 1
         if title[start:stop] == words[:-1]:
-            after = paper.title[spans[stop - 1][1] :].lstrip()
-            if stop == len(title) or not after[:1].isalnum() or title[stop] in _STOPWORD_STEMS:
+            after = paper.title[spans[stop - 1][1] :].lstrip()  # (not a comma: "Learning Graph, Text, and Image Representations")
+            if stop == len(title) or after[:1] in ":.?!-–—(" or title[stop] in _STOPWORD_STEMS:
                 return True
     return False
 

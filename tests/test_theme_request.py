@@ -262,6 +262,7 @@ def test_what_a_request_leaves_out_is_never_its_theme() -> None:
         ("Summarise papers on pruning, quantization and distillation, then rank them by speedup", "pruning, quantization and distillation"),
         ("Summarise papers on data pruning and coreset selection, highlighting open problems", "data pruning and coreset selection"),
         ("Summarise the papers on RLHF, and compare reward model architectures", "RLHF"),
+        ("Summarise the papers on hallucination, and focus on VLMs", "hallucination"),
         # ... but such a word with a theme's words names it, and with no theme before it goes on from nothing.
         ("Summarise image restoration, contrast enhancement and denoising", "image restoration, contrast enhancement and denoising"),
         ("Briefly, contrast enhancement papers please", "contrast enhancement"),
