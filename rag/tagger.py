@@ -1,7 +1,6 @@
 """The only importer of spaCy: a part-of-speech tagger for the phrases a generated title is made of
 (rag/label_clauses.title_phrase), for the words a topic's label may use (rag/topics.py) and for the
-verbs a request's theme does not start with (rag/theme_request.py), for the modifiers a list of
-themes shares its head with (rag/theme_parts.py); None when its model is not
+verbs a request's theme does not start with (rag/theme_request.py); None when its model is not
 installed, and the word rules alone decide.
 
 The model is spaCy's small English pipeline (MIT, trained by Explosion) as re-uploaded to PyPI under
