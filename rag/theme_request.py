@@ -75,7 +75,7 @@ _LOOSE_PARTICLES_ZH = re.compile(r"[的和]+(?![\u4e00-\u9fff])|(?<![\u4e00-\u9f
 _ASIDE_OPENERS = r"such as|including|e\.g\.?|i\.e\.?|for example|for instance|especially"
 # ... and after a comma only: "X, like A", "X, notably A, B and C", "X, namely A and B" (not
 # "models like humans", "notably hard problems"). Not "specifically" or "in particular": they
-# narrow the theme to what follows (request_words.FRAME_WORDS).
+# narrow the theme to what follows (request_words.NARROWING).
 _COMMA_OPENERS = r"like|notably|namely"
 _EXAMPLE_OPENERS = rf"{_ASIDE_OPENERS}|{_COMMA_OPENERS}"  # what opens a theme's examples (theme_head), and a quoted one
 # (An aside in words stops before a bracket, which is an aside of its own; one that gives examples
