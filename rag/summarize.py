@@ -74,16 +74,19 @@ def theme_summary_events(request: Request, theme: str, ctx: Context, timings: di
     # ("Summarise the papers on 知识蒸馏").
     language = question_language(request.question)
     english = theme if language == "en" and not CJK.search(theme) else ctx.corpus.english_theme(theme)
-    # The examples join the search: papers on "TTS" need not say "audio generation".
-    searched = " ".join([english, *(e for e in examples if not says_phrase(english, e))])
-    hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
+
+    def candidates(english: str) -> list[Hit]:
+        # The examples join the search: papers on "TTS" need not say "audio generation".
+        searched = " ".join([english, *(e for e in examples if not says_phrase(english, e))])
+        return ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
+
+    hits = candidates(english)
     shown = theme if english == theme else f"{theme}（{english}）" if language == "zh" else f"{theme} ({english})"
     # A misspelt word no paper uses ("protoype learning") is read as the candidates spell it, and searched again.
     respelt = respelled(english, ctx.corpus.document_frequency(), [f"{h.paper.title} {h.paper.abstract}" for h in hits])
     if respelt != english:
         shown, english = prompts.say("THEME_RESPELLED", language, theme=shown, respelt=respelt), respelt
-        searched = " ".join([english, *(e for e in examples if not says_phrase(english, e))])
-        hits = ctx.corpus.search(searched, ctx.calibration.theme_candidates, where=request.where).hits
+        hits = candidates(english)
     timings["retrieve"] = request.elapsed_ms()
     yield from _theme_summary(request, english, hits, None, ctx, timings, shown, examples, exclusions(asked))
 

@@ -293,17 +293,21 @@ def _titled(paper: Paper, terms: set[str], example: str) -> bool:
     ends = [[i for i, w in enumerate(title) if w == word] for word in (words[0], words[-1])] if words else [[], []]
     if any(0 <= last - first <= len(words) for first in ends[0] for last in ends[1]):
         return True
-    for head, skip in ((head, skip) for head in ends[1] for skip in (0, 1)):  # (skip: a word between, "Animating Human Portraits")
-        written = paper.title[spans[head][0] : spans[head][1]].lower()
-        start = head + 1 + (not written.endswith("ing") and head + 1 < len(title) and title[head + 1] == "of")
-        if not (written.endswith("ing") or start == head + 2):
-            continue
-        start += skip
+    return any(_turned_round(paper.title, title, spans, words, head) for head in ends[1])
+
+
+def _turned_round(written: str, title: list[str], spans: list[tuple[int, int]], words: list[str], head: int) -> bool:
+    """Whether the title's word at `head` (the example's last word) is an "-ing" verb or a noun
+    with "of", followed by the rest of the example (one word between at most: "Animating Human
+    Portraits"), which ends its phrase (not at a comma: "Learning Graph, Text, and Image ...")."""
+    gerund = written[spans[head][0] : spans[head][1]].lower().endswith("ing")
+    if not gerund and title[head + 1 : head + 2] != ["of"]:
+        return False
+    for start in (head + 1 + (not gerund), head + 2 + (not gerund)):
         stop = start + len(words) - 1
-        if title[start:stop] == words[:-1]:
-            after = paper.title[spans[stop - 1][1] :].lstrip()  # (not a comma: "Learning Graph, Text, and Image Representations")
-            if stop == len(title) or after[:1] in ":.?!-–—(" or title[stop] in _STOPWORD_STEMS:
-                return True
+        ends_phrase = stop >= len(title) or written[spans[stop - 1][1] :].lstrip()[:1] in ":.?!-–—(" or title[stop] in _STOPWORD_STEMS
+        if title[start:stop] == words[:-1] and ends_phrase:
+            return True
     return False
 
 
