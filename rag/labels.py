@@ -23,7 +23,7 @@ import re
 
 from rag.label_clauses import CONTRIBUTION_VERBS, MIN_CLAUSE_CUT_WORDS, PHRASE_OPENERS, as_title, verb_clause_at
 from rag.label_names import ADVERBS, INTRO_VERB, NAMING_RE, Name, expansion_of, find_name
-from rag.label_subjects import PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, Embed, subject_phrase, verbs_in
+from rag.label_subjects import FIELD_MIN_SIMILARITY, PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, Embed, subject_phrase, verbs_in
 from rag.tagger import Tagger, make_tagger
 from rag.text import key_terms, split_sentences, unwrap_latex_styles
 
@@ -90,11 +90,14 @@ _CONTRIBUTION_RE = re.compile(
 )
 # Papers without a "we propose" sentence still say what they do ("we show",
 # "we study"); that beats the first sentence, which is usually background.
-_FINDING_RE = re.compile(
-    r"\bwe\s+" + ADVERBS + r"(?:study|investigate|analy[sz]e|show|prove|develop|design|provide|establish"
-    r"|demonstrate|identify|derive|examine|explore|formali[sz]e|characteri[sz]e|revisit|address)\b",
-    re.IGNORECASE,
-)
+_FINDING_VERBS = (r"(?:study|investigate|analy[sz]e|show|prove|develop|design|provide|establish|demonstrate"
+                  r"|identify|derive|examine|explore|formali[sz]e|characteri[sz]e|revisit|address)")
+_FINDING_RE = re.compile(r"\bwe\s+" + ADVERBS + _FINDING_VERBS + r"\b", re.IGNORECASE)
+# The verbs whose object is what a paper is about. Under another ("we leverage recent advances in ...") the
+# object is background or prior work, and what the paper makes follows "to propose" / "by introducing" when
+# said (when not, a later sentence was tried on dev: as often worse, "Enhanced evaluation tool").
+_GIST_VERB_RE = re.compile(r"(?:" + INTRO_VERB + r"|" + _FINDING_VERBS + r"(?:s|es|d|ed)?)", re.IGNORECASE)
+_LATER_INTRO_RE = re.compile(r"\b(?:by|to|and|then)\s+" + ADVERBS + r"(?:introduc|propos|develop|design|present)(?:e|ing)\s+", re.IGNORECASE)
 # "we address this gap by providing ...": the object is filler, the means is the gist.
 _FILLER_OBJECT_RE = re.compile(
     r"^(?:this|these|the|such)\s+(?:\w+\s+){0,2}?(?:gaps?|issues?|problems?|challenges?|questions?"
@@ -124,7 +127,7 @@ _LEADING_FRAME_RE = re.compile(
 # Everything up to the contribution verb is framing ("In this paper, we
 # propose"); the gist starts after it.
 _CONTRIBUTION_PREFIX_RE = re.compile(
-    r"^.*?\b(?:we|this\s+(?:paper|work|study))\s+" + ADVERBS + r"\w+[\s,]+"
+    r"^.*?\b(?:we|this\s+(?:paper|work|study))\s+" + ADVERBS + r"(?P<verb>\w+)[\s,]+"
     r"(?:(?:that|how|whether|what|why|when)\s+)?",
     re.IGNORECASE,
 )
@@ -299,7 +302,9 @@ def _contribution_gist(sentences: list[str], max_words: int, verbs: frozenset[st
     for pattern in (_CONTRIBUTION_RE, _FINDING_RE):
         for sentence in sentences:
             if pattern.search(sentence):
-                gist = _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1)
+                prefix = _CONTRIBUTION_PREFIX_RE.match(sentence)
+                later = _LATER_INTRO_RE.search(sentence, prefix.end()) if prefix and not _GIST_VERB_RE.fullmatch(prefix.group("verb")) else None
+                gist = sentence[later.end() :] if later else _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1)
                 gist = _FILLER_OBJECT_RE.sub("", _LEADING_FRAME_RE.sub("", gist, count=1), count=1)
                 cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE, verbs)
                 # Two words are a title when a clause was cut after them ("Graph transformers that scale ...").
@@ -320,7 +325,8 @@ def _with_subject(label: str, text: str, max_words: int, bare_name: bool, tag: T
     name gets it as its description ("SureLock: token positions"), so the name still heads the label."""
     if len(key_terms(label)) >= SUBJECT_BELOW_WORDS or " for " in label:
         return label  # "X for Y for Z" reads as a list, not a title
-    subject = subject_phrase(text, label, tag, embed)
+    # A bare name needs a description, however weak; a "for" has to name the field.
+    subject = subject_phrase(text, label, tag, embed, min_similarity=-1.0 if bare_name else FIELD_MIN_SIMILARITY)
     longer = f"{label}: {subject}" if bare_name else f"{label} for {subject}"
     fits = len(longer) <= MAX_LABEL_CHARS and len(longer.split()) <= max_words
     return longer if subject and fits else label
