@@ -12,7 +12,7 @@ the gist of the contribution sentence (else the abstract's subject phrase, else
 its first sentence), kept to the noun phrase before any clause (rag.label_clauses,
 with spaCy's tagger where it is installed); then " for <field>" when it lacks a
 subject phrase: the phrase closest to the abstract's opening sentences (rag.label_subjects). Finding the name is
-`rag.label_names`; sentences and LaTeX styles come from `rag.text`. Measured by
+`rag.label_names`; sentences and the words without markup come from `rag.text`. Measured by
 bench/titles.py. Labels differ where the tagger or the embedding model is missing or
 another; an ingest keeps an indexed abstract's label (rag/api.py), so they do not change under it.
 """
@@ -25,7 +25,7 @@ from rag.label_clauses import CONTRIBUTION_VERBS, MIN_CLAUSE_CUT_WORDS, PHRASE_O
 from rag.label_names import ADVERBS, INTRO_VERB, NAMING_RE, Name, expansion_of, find_name
 from rag.label_subjects import FIELD_MIN_SIMILARITY, PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, Embed, subject_phrase, verbs_in
 from rag.tagger import Tagger, make_tagger
-from rag.text import key_terms, split_sentences, unwrap_latex_styles
+from rag.text import key_terms, split_sentences, without_markup
 
 # Users see labels in a one-line list; longer strings get truncated by the UI.
 MAX_LABEL_CHARS = 100
@@ -74,13 +74,6 @@ TRAILING_STOP = frozenset(
     }
 )
 
-# Greek letters are common in method names ("$\pi$-Invariant"); keep them
-# readable instead of dropping them with the rest of the math.
-GREEK = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε",
-    "varepsilon": "ε", "theta": "θ", "lambda": "λ", "mu": "µ", "pi": "π",
-    "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "psi": "ψ", "omega": "ω",
-}
 
 # The sentence that says what the paper contributes.
 _CONTRIBUTION_RE = re.compile(
@@ -154,44 +147,6 @@ _CLAUSE_RE = re.compile(
 )
 _SUBORDINATE_RE = re.compile(r"(?:when|where|whenever|if|whereas|because|since|while|although|how|whether|once|as|so)\b", re.IGNORECASE)
 _QUOTES = "\"“”'‘’"
-
-
-# --------------------------------------------------------------------------
-# Cleaning
-# --------------------------------------------------------------------------
-
-
-def _unwrap_math(match: re.Match[str]) -> str:
-    """Keep math that is part of a name ("H$^3$DP", "$\\texttt{Foo}$"), drop formulas."""
-    body = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m.group(1), f"\\{m.group(1)}"), match.group(1))
-    residue = " ".join(re.sub(r"[\^_{}]", "", body).split())
-    return residue if re.fullmatch(r"[\w. -]+", residue) else ""
-
-
-def _clean(text: str) -> str:
-    """Remove LaTeX, Markdown and URLs so only readable words remain."""
-    text = re.sub(r"https?://\S+", "", text)
-    text = re.sub(r"``|''", '"', text)  # LaTeX's quotation marks: ``Task Tokens
-    # Words hyphenated across lines ("Agent-\nbenchmark", or "Agent- benchmark"
-    # once whitespace is normalised), but not "pre- and post-training".
-    text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)|(?<=[A-Za-z])- (?!(?:and|or|to|vs)\b)(?=[a-z])", "-", text)
-    text = re.sub(r"[\u2010\u2011]", "-", text)  # Unicode hyphens would split names
-    # Citations and links are noise in a title ("Di[M]O zhu2025di").
-    text = re.sub(r"\\(?:cite[a-z]*|ref|eqref|url|href|footnote)\*?(?:\[[^\]]*\])*\{[^{}]*\}", "", text)
-    text = unwrap_latex_styles(text)
-    # Inline math only: "$\textbf{DA}$$^{2}$" is two adjacent formulas, not display math.
-    text = re.sub(r"\$([^$]*)\$", _unwrap_math, text)
-    text = re.sub(r"\\[A-Za-z]+\*?", "", text)
-    text = re.sub(r"[$\\{}`]", "", text)
-    text = text.replace("**", "").replace("__", "")
-    text = re.sub(r"(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)", "", text)
-    text = re.sub(r"(?<=\w)–(?=\w)", "-", text)  # en dash used as a hyphen
-    text = re.sub(r"\s*(?:---|--|—|–)\s*", " — ", text)
-    text = re.sub(r"\s+", " ", text)
-    text = re.sub(r"\s+([,.;:)])", r"\1", text)
-    text = re.sub(r"\(\s+", "(", text)
-    text = re.sub(r"\(\s*\)", "", text)
-    return text.strip()
 
 
 # --------------------------------------------------------------------------
@@ -373,7 +328,7 @@ def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_
     Never empty for a non-empty abstract, at most MAX_LABEL_CHARS characters and `max_words` words.
     """
     gist_words = min(max_words, GIST_MAX_WORDS)
-    text = _clean(abstract)
+    text = without_markup(abstract)
     sentences = split_sentences(text)
     label = ""
     name = find_name(sentences, text)

@@ -348,3 +348,46 @@ def readable(text: str) -> str:
     text = _LATEX_SYMBOL.sub(lambda m: _LATEX_SYMBOLS[m.group(0)], text)
     text = _LATEX_MATH.sub(lambda m: m.group(1).strip(), text)
     return text.replace("---", "—").replace("--", "–")
+
+
+# Greek letters are common in method names ("$\pi$-Invariant"); keep them
+# readable instead of dropping them with the rest of the math.
+_GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε",
+    "varepsilon": "ε", "theta": "θ", "lambda": "λ", "mu": "µ", "pi": "π",
+    "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "psi": "ψ", "omega": "ω",
+}
+
+
+def _unwrap_math(match: re.Match[str]) -> str:
+    """Keep math that is part of a name ("H$^3$DP", "$\\texttt{Foo}$"), drop formulas."""
+    body = re.sub(r"\\([A-Za-z]+)", lambda m: _GREEK.get(m.group(1), f"\\{m.group(1)}"), match.group(1))
+    residue = " ".join(re.sub(r"[\^_{}]", "", body).split())
+    return residue if re.fullmatch(r"[\w. -]+", residue) else ""
+
+
+def without_markup(text: str) -> str:
+    """Only the readable words of `text`, as a generated title takes them: LaTeX styles unwrapped, formulas
+    dropped unless part of a name ("H$^3$DP", "$\\pi$-Invariant" as "π-Invariant"), Markdown, citations and URLs removed."""
+    text = re.sub(r"https?://\S+", "", text)
+    text = re.sub(r"``|''", '"', text)  # LaTeX's quotation marks: ``Task Tokens
+    # Words hyphenated across lines ("Agent-\nbenchmark", or "Agent- benchmark"
+    # once whitespace is normalised), but not "pre- and post-training".
+    text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)|(?<=[A-Za-z])- (?!(?:and|or|to|vs)\b)(?=[a-z])", "-", text)
+    text = re.sub(r"[\u2010\u2011]", "-", text)  # Unicode hyphens would split names
+    # Citations and links are noise in a title ("Di[M]O zhu2025di").
+    text = re.sub(r"\\(?:cite[a-z]*|ref|eqref|url|href|footnote)\*?(?:\[[^\]]*\])*\{[^{}]*\}", "", text)
+    text = unwrap_latex_styles(text)
+    # Inline math only: "$\textbf{DA}$$^{2}$" is two adjacent formulas, not display math.
+    text = re.sub(r"\$([^$]*)\$", _unwrap_math, text)
+    text = re.sub(r"\\[A-Za-z]+\*?", "", text)
+    text = re.sub(r"[$\\{}`]", "", text)
+    text = text.replace("**", "").replace("__", "")
+    text = re.sub(r"(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)", "", text)
+    text = re.sub(r"(?<=\w)–(?=\w)", "-", text)  # en dash used as a hyphen
+    text = re.sub(r"\s*(?:---|--|—|–)\s*", " — ", text)
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"\s+([,.;:)])", r"\1", text)
+    text = re.sub(r"\(\s+", "(", text)
+    text = re.sub(r"\(\s*\)", "", text)
+    return text.strip()
