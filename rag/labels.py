@@ -146,6 +146,9 @@ _CLAUSE_RE = re.compile(
     re.IGNORECASE,
 )
 _SUBORDINATE_RE = re.compile(r"(?:when|where|whenever|if|whereas|because|since|while|although|how|whether|once|as|so)\b", re.IGNORECASE)
+# "Latent Adaptation of Foundation Policies, a framework for ...": a name of plain words, which no rule
+# can tell from a phrase (rag.label_names), and what it is; a title writes "X: framework for ...".
+_APPOSITIVE_GIST_RE = re.compile(r"^((?:[^\s,:;—]+ ){0,5}[^\s,:;—]+)(?:,| —| -) (?:an?) (\S.*)$")
 _QUOTES = "\"“”'‘’"
 
 
@@ -345,7 +348,7 @@ def make_label(abstract: str, max_words: int = GIST_MAX_WORDS + 1 + SUBJECT_MAX_
         label = _contribution_gist(sentences, gist_words, verbs, tag)
         if not label or _ANAPHORIC_RE.match(label):
             label = subject_phrase(text, "", tag, embed) or label or _opening_gist(sentences, gist_words, verbs, tag)
-        label = _capitalise(label)
+        label = _APPOSITIVE_GIST_RE.sub(r"\1: \2", _capitalise(label))
     label = _bound_length(label, gist_words)
     if label:
         label = _with_subject(label, text, max_words, bare_name=name is not None and label == name.text, tag=tag, embed=embed)

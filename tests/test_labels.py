@@ -7,7 +7,7 @@ import re
 import pytest
 
 from rag.label_clauses import as_title, title_phrase
-from rag.labels import MAX_LABEL_CHARS, TRAILING_STOP, make_label
+from rag.labels import _APPOSITIVE_GIST_RE, MAX_LABEL_CHARS, TRAILING_STOP, make_label
 from rag.tagger import make_tagger
 from rag.text import title_name
 
@@ -560,3 +560,14 @@ def test_a_gist_is_what_the_work_makes_not_what_it_leverages() -> None:
 def test_an_acronym_the_work_uses_or_sets_itself_against_is_no_name(sentence: str) -> None:
     label = make_label(f"Style control is hard. {sentence} It works well on many tasks.")
     assert not re.match(r"(?:PCA|ARLMs|CNFs)\b", label), label
+
+
+def test_a_gist_naming_a_thing_of_plain_words_reads_as_name_and_description() -> None:
+    # No rule can tell a name of plain capitalised words from a phrase; the comma after it can.
+    abstract = (
+        "Robots fail to transfer. We propose Latent Adaptation of Foundation Policies, a framework that adapts "
+        "pretrained policies to real robots with few demonstrations."
+    )
+    assert make_label(abstract).startswith("Latent Adaptation of Foundation Policies: framework")
+    # A longer opening before the comma is a clause, not a name: left as it is.
+    assert not _APPOSITIVE_GIST_RE.match("Training very large models on many small clusters of machines, a setting we study")
