@@ -18,7 +18,8 @@ applied to all of them (an estimate when not all are judged; the table says how 
 Uses the index `paperchat eval retrieval --dataset iclr` builds (data/eval/iclr).
 
 `--set zh`: the theme requests of the Chinese dev set (bench/zh_dev.jsonl) and of a second held-out
-set written blind after the first round of fixes (bench/zh_themes_heldout2.jsonl), asked as written,
+set written blind after the first round of fixes (bench/zh_themes_heldout2.jsonl), and of a third of
+requests naming lists of themes ("模型剪枝、量化和知识蒸馏", part heldout3, bench/zh_themes_lists.jsonl), asked as written,
 in the summarize mode; whether routing alone sends them there, recall and title mismatch per theme
 and per part, with the English phrase each theme was matched to.
 
@@ -100,7 +101,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.set == "zh":
-        by_split(args, ("zh_dev.jsonl", "zh_themes_heldout2.jsonl"), "总结一下关于知识蒸馏的论文")
+        by_split(args, ("zh_dev.jsonl", "zh_themes_heldout2.jsonl", "zh_themes_lists.jsonl"), "总结一下关于知识蒸馏的论文")
         return
     if args.set == "multiword":
         files = tuple(f"themes_multiword{n}.jsonl" for n in ("", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"))

@@ -25,6 +25,7 @@ from rag.routing import Mode
 from rag.text import CJK, cite, says_phrase
 from rag.theme_examples import theme_examples
 from rag.theme_exclusions import exclusions
+from rag.theme_parts import english_list
 from rag.theme_request import theme_of
 from rag.theme_spelling import respelled
 from rag.themes import about_theme_by, examples_adding, kept_in_order, left_out
@@ -73,7 +74,7 @@ def theme_summary_events(request: Request, theme: str, ctx: Context, timings: di
     # optimization"): an English question's theme needs no English phrase, unless it is Chinese
     # ("Summarise the papers on 知识蒸馏").
     language = question_language(request.question)
-    english = theme if language == "en" and not CJK.search(theme) else ctx.corpus.english_theme(theme)
+    english = theme if language == "en" and not CJK.search(theme) else english_list(theme, ctx.corpus.english_theme)
 
     def candidates(english: str) -> list[Hit]:
         # The examples join the search: papers on "TTS" need not say "audio generation".

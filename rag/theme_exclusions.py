@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from rag.request_words import ITEM_BREAK_ZH
+
 # Words before a cue that still start its clause: "but not X", "and please skip X", "I'm not
 # interested in X", "but definitely not X".
 _LEAD = r"(?:(?:but|and|though|just|please|also|I|we|I'm|I’m|I\s+am|we're|we’re|we\s+are|really|definitely|certainly|absolutely)\s+)*"
@@ -55,7 +57,6 @@ EXCLUDED = re.compile(
 )
 # What frames a Chinese left-out term: "以外", "的论文", "相关的工作", "关于".
 _FRAMES_ZH = re.compile(r"^(?:掉|关于|有关)|(?:以外|之外)$|(?:相关)?的?(?:论文|工作|研究|文章|方向|方面)?$")
-_ITEM_BREAK_ZH = re.compile(r"\s*(?:和|、|或|以及|及)\s*")
 # Within a list of examples, everything from a cue on says what is not one ("voice cloning is fine,
 # but not TTS", "No more than five bullets"): the same cues wherever they stand, and "without".
 AGAINST = re.compile(rf"(?:\bbut\s+)?\b(?:{_AT_CLAUSE_START}|{_ANYWHERE}|without)(?![\w-]).*$|^.*{_OUT_OF_SCOPE_CUE}.*$", re.I)
@@ -102,7 +103,7 @@ def exclusions(request: str) -> list[str]:
             # (A Chinese term drops no paper, having no English key terms: the corpus's English phrase
             # for it, rag/api.Paperchat.english_theme, is not looked up. "除了 LoRA 以外" drops LoRA's.)
             # (Framed twice: a term may end in both frames, in either order, "X以外的论文", "X的论文以外".)
-            terms += [t for item in _ITEM_BREAK_ZH.split(match.group("zh")) if (t := _FRAMES_ZH.sub("", _FRAMES_ZH.sub("", item.strip())).strip())]
+            terms += [t for item in ITEM_BREAK_ZH.split(match.group("zh")) if (t := _FRAMES_ZH.sub("", _FRAMES_ZH.sub("", item.strip())).strip())]
             continue
         for item in _ITEM_BREAK.split(match.group("left") or match.group("said") or ""):
             words = _WORD.findall(item)

@@ -4,8 +4,9 @@ theme of its own that a summary includes the papers of (rag/themes.about_theme_b
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from rag.request_words import CONNECTORS
+from rag.request_words import CONNECTORS, ITEM_BREAK_ZH
 
 _ALTERNATIVES = re.compile(r"\s+/\s+|\s*,?\s+(?:and|or)\s+|\s*,\s+")
 # A modifier by its form: hyphenated, or an adjective's ending ("few-step", "visual").
@@ -44,3 +45,24 @@ def theme_parts(theme: str) -> list[str]:
         return (len(words) >= 2 or named) and not _PHRASE_WORDS.intersection(words)
 
     return parts if len(parts) > 1 and all(map(is_term, parts)) else [theme]
+
+
+# "LoRA、Adapter等参数高效微调": examples, then "等" ("and the like"), then the theme (not "等变", equivariant).
+_EXAMPLES_ZH = re.compile(r"^(?:[^、，]+、)+[^、，]+?等(?![变价距效式号同于级])(?=[\u4e00-\u9fff])")
+# An item with a particle or a preposition in it ("大模型的幻觉", "扩散模型在图像编辑") is part of a
+# phrase, not a term: the list is one theme's.
+_PHRASE_ZH = re.compile(r"[的在等]")
+
+
+def english_list(theme: str, english: Callable[[str], str]) -> str:
+    """A theme in another language, in English by `english`: a Chinese list of terms (the enumeration
+    comma "、" marks one: "模型剪枝、量化和知识蒸馏") item by item, joined as theme_parts reads a list
+    ("model pruning, quantization and knowledge distillation"); any other theme as one phrase."""
+    theme = _EXAMPLES_ZH.sub("", theme)
+    items = [item for item in ITEM_BREAK_ZH.split(theme) if item] if "、" in theme else []
+    if any(_PHRASE_ZH.search(item) for item in items):
+        items = []
+    phrases = list(dict.fromkeys(p for p in map(english, items) if p))
+    if len(phrases) < 2:
+        return phrases[0] if phrases else english(theme)
+    return ", ".join(phrases[:-1]) + " and " + phrases[-1]

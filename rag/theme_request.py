@@ -91,7 +91,7 @@ _ASIDE = re.compile(
 _RELATIVES = frozenset({"that", "which", "who", "whose"})
 _RUN_ENDS = FRAME_WORDS | CONNECTORS  # what ends a run of a theme's words, looking back
 _CLAUSE_ENDS = frozenset(",.;:?!—。，？！")
-_TOKEN = re.compile(r"\w(?:[\w'’+&.-]*[\w+])?|[^\w\s]")
+_TOKEN = re.compile(r"\w(?:[\w'’+&.、-]*[\w+])?|[^\w\s]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -310,7 +310,7 @@ _CORPUS_FRAME = re.compile(
 )
 _CORPUS_FRAME_ZH = re.compile(r"^(?P<theme>.+?)(?:方面|领域|相关)的?(?:论文|研究|工作)")
 # Clauses of a Chinese request, and the words around its theme: "做/用 X 的工作", "X 这块有哪些新工作".
-_CJK_CLAUSES = re.compile(r"\s*[，。？！；、,;?!]\s*(?=.*[\u4e00-\u9fff])")
+_CJK_CLAUSES = re.compile(r"\s*[，。？！；,;?!]\s*(?=.*[\u4e00-\u9fff])")
 _THEME_FRAME_ZH = re.compile(
     r"^(?:给我|帮我|请)?(?:总结|概括|梳理|介绍|盘点)?(?:一下)?(?:做|用|关于|有关)|(?:这块|这一块|这方面|方向|领域|相关|方面).*$|的?(?:问题|进展|新方法|新工作)"
 )

@@ -286,3 +286,54 @@ def test_an_aside_of_examples_runs_over_their_commas() -> None:
     question = "Summarise papers on efficient LLMs, notably quantization, pruning and distillation."
     assert theme_head(theme_of(question)) == "efficient LLMs"
     assert theme_examples(question) == ["quantization", "pruning", "distillation"]
+
+
+@pytest.mark.parametrize(
+    ("question", "theme"),
+    [
+        # The enumeration comma lists themes; it ends no clause (it read only "模型剪枝").
+        ("总结一下模型剪枝、量化和知识蒸馏的论文", "模型剪枝、量化和知识蒸馏"),
+        ("帮我梳理一下视频生成、图像编辑方向的论文", "视频生成、图像编辑"),
+        # Examples after a full-width comma are still no theme.
+        ("帮我梳理一下联邦学习相关的工作，包括隐私保护、客户端数据异构这些问题上的进展。", "联邦学习"),
+    ],
+)
+def test_a_chinese_list_of_themes_is_read_whole(question: str, theme: str) -> None:
+    assert theme_of(question) == theme
+
+
+def test_a_chinese_list_of_themes_is_in_english_a_list_of_their_phrases() -> None:
+    from rag.theme_parts import english_list, theme_parts
+
+    phrases = {"模型剪枝": "model pruning", "量化": "quantization", "知识蒸馏": "knowledge distillation", "视频生成": "video generation"}
+    asked: list[str] = []
+
+    def english(theme: str) -> str:
+        asked.append(theme)
+        return phrases.get(theme, "diffusion models and flow matching")
+
+    listed = english_list("模型剪枝、量化和知识蒸馏", english)
+    assert listed == "model pruning, quantization and knowledge distillation"
+    assert theme_parts(listed) == ["model pruning", "quantization", "knowledge distillation"]
+    # Without the enumeration comma, "和" may join one theme's words: the corpus's phrase for the whole.
+    assert english_list("扩散模型和流匹配", english) == "diffusion models and flow matching" and asked[-1] == "扩散模型和流匹配"
+    # Items with one phrase are one theme.
+    assert english_list("视频生成、视频生成", english) == "video generation"
+
+
+def test_a_chinese_list_of_examples_or_of_a_phrases_parts_is_one_theme() -> None:
+    from rag.theme_parts import english_list
+
+    asked: list[str] = []
+
+    def english(theme: str) -> str:
+        asked.append(theme)
+        return f"<{theme}>"
+
+    # "等" ends a list of examples: the theme follows it.
+    assert english_list("LoRA、Adapter等参数高效微调", english) == "<参数高效微调>"
+    # Items that are parts of a phrase ("的", "在") are no terms of their own.
+    assert english_list("大模型的幻觉、偏见和毒性", english) == "<大模型的幻觉、偏见和毒性>"
+    assert english_list("扩散模型在图像编辑、视频生成", english) == "<扩散模型在图像编辑、视频生成>"
+    # "等变" is a word (equivariant), no "and the like": rotation- and translation-equivariant networks.
+    assert english_list("旋转、平移等变网络", english) == "<旋转、平移等变网络>"
