@@ -8,7 +8,8 @@ first DEV_SIZE other papers in hash order; the held-out part is the next HELDOUT
 "held-out-2" to "held-out-6" the HELDOUT_SIZE after those, each in turn (first run on
 2026-12-02, held-out-2 after the held-out part had been seen too often to count as blind, held-out-3
 when the tagger came, held-out-4 when the embedding model came to pick the subject phrase, held-out-5
-for the fragment rules after it, held-out-6 for the phrase named by the abstract's opening, held-out-7 for the field phrase's floor).
+for the fragment rules after it, held-out-6 for the phrase named by the abstract's opening, held-out-7
+for the field phrase's floor, held-out-8 for a bare name "for" its field).
 Rules may be tuned on dev (`--show dev` prints each generated title beside the real one); the
 held-out part is only ever run for the table, and `--sample-heldout N` prints N of its generated
 titles and nothing else (`--sample-part held-out-2` and so on for the later parts), for judging fragments by reading.
@@ -48,7 +49,7 @@ DEV_SIZE = 400
 HELDOUT_SIZE = 400
 # A title cut at the character limit ends within about one long word of it.
 CAP_MARGIN = 10
-LATER_PARTS = (2, 3, 4, 5, 6, 7)
+LATER_PARTS = (2, 3, 4, 5, 6, 7, 8)
 PARTS = ["dev", "seeds", "held-out", *(f"held-out-{n}" for n in LATER_PARTS)]
 
 

@@ -95,10 +95,14 @@ _PREPOSITION_BEFORE_RE = re.compile(
 # "we propose a novel NAB method that ...": a coined token followed by one of
 # these nouns and then a clause is the name of the method; followed by other
 # words ("optimal transport (OT) problems") it is a topic used as a modifier.
-_NAME_HEAD_NOUN_RE = re.compile(
-    r"^\s+(?:method|framework|model|approach|algorithm|benchmark|dataset|architecture|module|mechanism"
+# The kinds of thing a paper names ("a feed-forward reconstruction model", "a search agent").
+KIND_NOUNS = (
+    r"(?:method|framework|model|approach|algorithm|benchmark|dataset|architecture|module|mechanism"
     r"|strategy|technique|system|pipeline|paradigm|agent|network|metric|suite|library|toolkit|engine"
-    r"|platform|protocol|family|series|loss|layer|attack|scheme|solver|optimizer|policy)s?"
+    r"|platform|protocol|family|series|loss|layer|attack|scheme|solver|optimizer|policy)"
+)
+_NAME_HEAD_NOUN_RE = re.compile(
+    r"^\s+" + KIND_NOUNS + r"s?"
     r"(?=\s*(?:$|[,.;:(—]|\s(?:that|which|to|for|with|based|designed|tailored|where|whose|consisting)\b))"
 )
 _CLAUSE_AFTER_RE = re.compile(r"^\s+(?:that|which|is|was|to|for|with)\b")

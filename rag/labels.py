@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from rag.label_clauses import CONTRIBUTION_VERBS, MIN_CLAUSE_CUT_WORDS, PHRASE_OPENERS, as_title, verb_clause_at
-from rag.label_names import ADVERBS, INTRO_VERB, NAMING_RE, Name, expansion_of, find_name
+from rag.label_names import ADVERBS, INTRO_VERB, KIND_NOUNS, NAMING_RE, Name, expansion_of, find_name
 from rag.label_subjects import FIELD_MIN_SIMILARITY, PARTICIPLE, PURPOSE_VERBS, SUBJECT_MAX_WORDS, Embed, subject_phrase, verbs_in
 from rag.tagger import Tagger, make_tagger
 from rag.text import key_terms, split_sentences, without_markup
@@ -149,6 +149,7 @@ _SUBORDINATE_RE = re.compile(r"(?:when|where|whenever|if|whereas|because|since|w
 # "Latent Adaptation of Foundation Policies, a framework for ...": a name of plain words, which no rule
 # can tell from a phrase (rag.label_names), and what it is; a title writes "X: framework for ...".
 _APPOSITIVE_GIST_RE = re.compile(r"^((?:[^\s,:;—]+ ){0,5}[^\s,:;—]+)(?:,| —| -) (?:an?) (\S.*)$")
+_KIND_RE = re.compile(r"\b" + KIND_NOUNS + r"$", re.IGNORECASE)  # a singular kind: "search agent", not "language models"
 _QUOTES = "\"“”'‘’"
 
 
@@ -280,12 +281,13 @@ def _opening_gist(sentences: list[str], max_words: int, verbs: frozenset[str], t
 
 def _with_subject(label: str, text: str, max_words: int, bare_name: bool, tag: Tagger | None, embed: Embed | None) -> str:
     """`label` "for" the abstract's subject phrase, when it lacks one and the limits allow; a bare
-    name gets it as its description ("SureLock: token positions"), so the name still heads the label."""
+    name too ("SureLock for diffusion language models": "Name: phrase" said the name was the phrase)."""
     if len(key_terms(label)) >= SUBJECT_BELOW_WORDS or " for " in label:
         return label  # "X for Y for Z" reads as a list, not a title
     # A bare name needs a description, however weak; a "for" has to name the field.
     subject = subject_phrase(text, label, tag, embed, min_similarity=-1.0 if bare_name else FIELD_MIN_SIMILARITY)
-    longer = f"{label}: {subject}" if bare_name else f"{label} for {subject}"
+    # A bare name is "for" its field, unless the phrase says what kind of thing it is ("WebSeer: search agent").
+    longer = f"{label}: {subject}" if bare_name and _KIND_RE.search(subject) else f"{label} for {subject}"
     fits = len(longer) <= MAX_LABEL_CHARS and len(longer.split()) <= max_words
     return longer if subject and fits else label
 

@@ -195,12 +195,13 @@ def title_name(title: str, title_is_generated: bool) -> str:
     """The name a paper gives its own contribution, as its title shows it ("WinT3R" of "WinT3R:
     Window-Based ..."), or "": the head of a "Name: subtitle" title of at most MAX_NAME_WORDS
     words with a coined word in it. A generated label's head is always the coined name the
-    abstract introduces. Not every rare coined token of an abstract: on SciFact, ranking papers
-    first that merely mention a rare gene name ("ALDH1") cost BM25 0.2 of nDCG@10."""
+    abstract introduces ("Name: description", "Name for field" or the name alone: rag/labels.py).
+    Not every rare coined token of an abstract: on SciFact, ranking papers first that merely
+    mention a rare gene name ("ALDH1") cost BM25 0.2 of nDCG@10."""
     head, colon, _ = title.partition(":")
     words = head.split()
-    if not colon and title_is_generated and len(words) == 1 and is_coined(head):
-        return head  # a label that is the name alone
+    if not colon and title_is_generated and (len(words) == 1 or words[1:2] == ["for"]) and is_coined(words[0]):
+        return words[0]  # a label that is the name alone, or the name "for" its field ("SureLock for diffusion LMs")
     if not colon or not 0 < len(words) <= MAX_NAME_WORDS:
         return ""
     return " ".join(words) if title_is_generated or any(is_coined(w) for w in words) else ""

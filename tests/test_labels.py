@@ -212,7 +212,7 @@ def test_a_clause_about_the_name_is_no_description_of_it() -> None:
     )
     label = make_label(abstract)
     assert not label.lower().startswith("lockstep: when"), label
-    assert label == "LockStep: token position"  # the phrase the abstract repeats, as first written
+    assert label == "LockStep for token position"  # the phrase the abstract repeats, as first written
     # Still the name's label: search by name and follow-ups read it off the title.
     assert title_name(label, True) == title_name("LockStep", True) == "LockStep"
 
@@ -237,7 +237,7 @@ def test_a_stranded_participle_does_not_end_a_label() -> None:
         (  # a description that opens with a verb is no description ("RKHS: derive a bound")
             "Kernel methods generalise well. We introduce KerBound, which we use to derive a bound for Rademacher complexity. "
             "KerBound derives a bound for Rademacher complexity of kernel classes. Kernel classes matter.",
-            "KerBound: kernel classes",
+            "KerBound for kernel classes",
         ),
         (  # "to better understand ...": a purpose clause, whatever adverb opens it
             "We study steganography capabilities in frontier LLMs to better understand the risk they pose. "
@@ -256,7 +256,7 @@ def test_a_stranded_participle_does_not_end_a_label() -> None:
         (  # pointing back mid-gist ("approach to this problem") needs the sentence before it
             "Routing queries among models is costly. We propose UniRoute, an approach to this problem. "
             "UniRoute represents each model by its errors on prompt clusters, and prompt clusters route queries.",
-            "UniRoute: routing queries",
+            "UniRoute for routing queries",
         ),
     ],
 )
@@ -532,9 +532,27 @@ def test_a_label_adds_no_field_phrase_unlike_the_abstract() -> None:
     # ("AdaVaR: ... framework for selection capability" was one).
     assert make_label(_SUBJECTS, embed=_LeansTowards(FIELD_MIN_SIMILARITY - 0.1)) == "QuillNet: lightweight parser"
     assert make_label(_SUBJECTS, embed=_LeansTowards(FIELD_MIN_SIMILARITY + 0.1)).startswith("QuillNet: lightweight parser for ")
-    # A bare name keeps its description however weak: a name alone says nothing.
+    # A bare name keeps its field however weak: a name alone says nothing.
     bare = "We propose QuillNet. QuillNet reads handwritten receipts, and handwritten receipts are common and hard to read."
-    assert make_label(bare, embed=_LeansTowards(0.1)) == "QuillNet: handwritten receipts"
+    assert make_label(bare, embed=_LeansTowards(0.1)) == "QuillNet for handwritten receipts"
+
+
+def test_a_bare_name_is_for_its_field_and_still_heads_the_label() -> None:
+    # "SureLock: diffusion language models" said SureLock is one; it is a method for them.
+    abstract = (
+        "We propose SureLock. Diffusion language models decode slowly, and diffusion language models recompute "
+        "every position at every step."
+    )
+    label = make_label(abstract)
+    assert label == "SureLock for diffusion language models"
+    # Search by name and follow-ups read the name off the label.
+    assert title_name(label, True) == "SureLock"
+    # A phrase that says what kind of thing the name is stays its description.
+    agent = "We propose WebSeer. Web search needs a deep search agent, and a deep search agent must reflect on its steps."
+    assert make_label(agent) == "WebSeer: search agent"
+    # Not a real title's head, nor a generated one whose first word is no coined name.
+    assert title_name("SureLock for diffusion language models", False) == ""
+    assert title_name("Graph transformers for molecules", True) == ""
 
 
 def test_a_gist_is_what_the_work_makes_not_what_it_leverages() -> None:
