@@ -28,13 +28,15 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rag.packages import package_dir
-from rag.records import Paper
 from rag.text import CJK, CJK_RUN, STOPWORDS, TERM_HEADS, key_terms, term_sequence
+
+if TYPE_CHECKING:  # for annotations only: the request readers import this module, and records imports them
+    from rag.records import Paper
 
 log = logging.getLogger(__name__)
 
@@ -342,6 +344,22 @@ def glossary() -> dict[str, tuple[str, ...]]:
             if kept:
                 glosses[match.group(1)] = tuple(kept[:GLOSSES_PER_WORD])
     return glosses
+
+
+# Words that join the last two items of a Chinese list ("量化和知识蒸馏").
+_CONJUNCTIONS_ZH = frozenset({"和", "与", "及", "以及", "或", "或者", "跟"})
+
+
+def list_items(theme: str) -> list[str]:
+    """The items of a Chinese list ("模型剪枝、量化和知识蒸馏"): its parts at "、", the last parted at a
+    conjunction jieba cuts as a word of its own ("量化 和 知识蒸馏"; not the 和 of 非饱和, the 及 of 及其)."""
+    *firsts, last = theme.split("、")
+    items, start = [], 0
+    for word, begin, end in _jieba().tokenize(last):
+        if word in _CONJUNCTIONS_ZH and last[start:begin].strip():
+            items.append(last[start:begin])
+            start = end
+    return [item.strip() for item in [*firsts, *items, last[start:]] if item.strip()]
 
 
 _jieba_lock = threading.Lock()

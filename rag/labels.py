@@ -90,7 +90,9 @@ _FINDING_RE = re.compile(r"\bwe\s+" + ADVERBS + _FINDING_VERBS + r"\b", re.IGNOR
 # object is background or prior work, and what the paper makes follows "to propose" / "by introducing" when
 # said (when not, a later sentence was tried on dev: as often worse, "Enhanced evaluation tool").
 _GIST_VERB_RE = re.compile(r"(?:" + INTRO_VERB + r"|" + _FINDING_VERBS + r"(?:s|es|d|ed)?)", re.IGNORECASE)
-_LATER_INTRO_RE = re.compile(r"\b(?:by|to|and|then)\s+" + ADVERBS + r"(?:introduc|propos|develop|design|present)(?:e|ing)\s+", re.IGNORECASE)
+_LATER_INTRO_RE = re.compile(
+    r"\b(?:by|to|and|then)\s+" + ADVERBS + r"(?:(?:introduc|propos)(?:e|ing)|(?:develop|design|present|build|construct)(?:ing)?)\s+", re.I
+)
 # "we address this gap by providing ...": the object is filler, the means is the gist.
 _FILLER_OBJECT_RE = re.compile(
     r"^(?:this|these|the|such)\s+(?:\w+\s+){0,2}?(?:gaps?|issues?|problems?|challenges?|questions?"
@@ -148,7 +150,12 @@ _CLAUSE_RE = re.compile(
 _SUBORDINATE_RE = re.compile(r"(?:when|where|whenever|if|whereas|because|since|while|although|how|whether|once|as|so)\b", re.IGNORECASE)
 # "Latent Adaptation of Foundation Policies, a framework for ...": a name of plain words, which no rule
 # can tell from a phrase (rag.label_names), and what it is; a title writes "X: framework for ...".
-_APPOSITIVE_GIST_RE = re.compile(r"^((?:[^\s,:;—]+ ){0,5}[^\s,:;—]+)(?:,| —| -) (?:an?) (\S.*)$")
+# (Its longer words capitalised, as a name's are, and no preposition first: not "For the first time, a
+# benchmark", "Application of graph random features, a recently introduced estimator".)
+_NAME_WORD = r"[^a-z\s,:;—][^\s,:;—]*"  # capitalised, or a symbol ("⌘V")
+_APPOSITIVE_GIST_RE = re.compile(
+    rf"^(?!(?:For|In|On|With|To|By|As|At|From|Of|Under|Via)\s)((?:(?:{_NAME_WORD}|[a-z]{{1,3}}) ){{0,5}}{_NAME_WORD})(?:,| —| -) (?:an?) (\S.*)$"
+)
 _KIND_RE = re.compile(r"\b" + KIND_NOUNS + r"$", re.IGNORECASE)  # a singular kind: "search agent", not "language models"
 _QUOTES = "\"“”'‘’"
 
@@ -262,7 +269,8 @@ def _contribution_gist(sentences: list[str], max_words: int, verbs: frozenset[st
         for sentence in sentences:
             if pattern.search(sentence):
                 prefix = _CONTRIBUTION_PREFIX_RE.match(sentence)
-                later = _LATER_INTRO_RE.search(sentence, prefix.end()) if prefix and not _GIST_VERB_RE.fullmatch(prefix.group("verb")) else None
+                verb = re.sub(r"i(?:es|ed)$", "y", prefix.group("verb")) if prefix else ""  # "studies" is "study"
+                later = _LATER_INTRO_RE.search(sentence, prefix.end()) if prefix and verb != "we" and not _GIST_VERB_RE.fullmatch(verb) else None
                 gist = sentence[later.end() :] if later else _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1)
                 gist = _FILLER_OBJECT_RE.sub("", _LEADING_FRAME_RE.sub("", gist, count=1), count=1)
                 cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE, verbs)

@@ -4,8 +4,6 @@ and those that close or go on from a list of themes."""
 
 from __future__ import annotations
 
-import re
-
 # Words that speak of the literature and what is new in it: with them, a request that names one
 # theme and nothing else asks for an overview of it ("conformal prediction, anything new?",
 # "catch me up on X", "speculative decoding papers?").
@@ -73,5 +71,3 @@ GOING_ON = frozenset("then plus compare comparing highlighting emphasizing empha
 # VLMs", "..., and categorize by method"): with a theme's words they name it ("contrast enhancement",
 # "skip connections", "focus stacking", "rank collapse").
 GOING_ON_ALONE = frozenset("contrast focus skip rank organise organize categorise categorize".split())
-# What parts the items of a Chinese list ("模型剪枝、量化和知识蒸馏"; "除了 A 和 B").
-ITEM_BREAK_ZH = re.compile(r"\s*(?:和|、|或|以及|及)\s*")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from rag.request_words import ITEM_BREAK_ZH
+from rag.crosslingual import list_items
 
 # Words before a cue that still start its clause: "but not X", "and please skip X", "I'm not
 # interested in X", "but definitely not X".
@@ -103,7 +103,7 @@ def exclusions(request: str) -> list[str]:
             # (A Chinese term drops no paper, having no English key terms: the corpus's English phrase
             # for it, rag/api.Paperchat.english_theme, is not looked up. "除了 LoRA 以外" drops LoRA's.)
             # (Framed twice: a term may end in both frames, in either order, "X以外的论文", "X的论文以外".)
-            terms += [t for item in ITEM_BREAK_ZH.split(match.group("zh")) if (t := _FRAMES_ZH.sub("", _FRAMES_ZH.sub("", item.strip())).strip())]
+            terms += [t for item in list_items(match.group("zh")) if (t := _FRAMES_ZH.sub("", _FRAMES_ZH.sub("", item.strip())).strip())]
             continue
         for item in _ITEM_BREAK.split(match.group("left") or match.group("said") or ""):
             words = _WORD.findall(item)

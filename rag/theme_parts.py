@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from rag.request_words import CONNECTORS, ITEM_BREAK_ZH
+from rag.crosslingual import list_items
+from rag.request_words import CONNECTORS
 
 _ALTERNATIVES = re.compile(r"\s+/\s+|\s*,?\s+(?:and|or)\s+|\s*,\s+")
 # A modifier by its form: hyphenated, or an adjective's ending ("few-step", "visual").
@@ -49,20 +50,30 @@ def theme_parts(theme: str) -> list[str]:
 
 # "LoRA、Adapter等参数高效微调": examples, then "等" ("and the like"), then the theme (not "等变", equivariant).
 _EXAMPLES_ZH = re.compile(r"^(?:[^、，]+、)+[^、，]+?等(?![变价距效式号同于级])(?=[\u4e00-\u9fff])")
-# An item with a particle or a preposition in it ("大模型的幻觉", "扩散模型在图像编辑") is part of a
-# phrase, not a term: the list is one theme's.
-_PHRASE_ZH = re.compile(r"[的在等]")
+# A theme after "等" that says nothing of its own ("图像分类、目标检测等任务"): its examples are the list.
+_GENERIC_ZH = re.compile(r"^(?:任务|方法|模型|架构|技术|领域|方向|问题|场景|应用|工作|研究)[上中]?的?$")
+# An item with a particle or a preposition in it ("大模型的幻觉", "扩散模型在图像编辑"), or that opens
+# with an adverb or a verb ("特别是离线强化学习", "并比较它们"), is part of a phrase or a clause: no term.
+_NOT_A_TERM_ZH = re.compile(r"[的在等]|^(?:特别|尤其|并|而且|包括|比如|例如|如|主要|以及|还有)")
+
+
+def terms_zh(theme: str) -> list[str]:
+    """The terms a Chinese list of terms names ("模型剪枝、量化和知识蒸馏": three; "LoRA、Adapter等参数高效
+    微调": the one after "等"; "图像分类、目标检测等任务": the examples), else [] ("扩散模型的方法、数据集",
+    "强化学习、特别是离线强化学习": "、" parts a phrase's or a clause's words)."""
+    if match := _EXAMPLES_ZH.match(theme):
+        if not _GENERIC_ZH.match(rest := theme[match.end() :]):
+            return [rest]
+        theme = theme[: match.end() - 1]
+    items = list_items(theme) if "、" in theme else []
+    return items if items and all(len(item) >= 2 and not _NOT_A_TERM_ZH.search(item) for item in items) else []
 
 
 def english_list(theme: str, english: Callable[[str], str]) -> str:
-    """A theme in another language, in English by `english`: a Chinese list of terms (the enumeration
-    comma "、" marks one: "模型剪枝、量化和知识蒸馏") item by item, joined as theme_parts reads a list
-    ("model pruning, quantization and knowledge distillation"); any other theme as one phrase."""
-    theme = _EXAMPLES_ZH.sub("", theme)
-    items = [item for item in ITEM_BREAK_ZH.split(theme) if item] if "、" in theme else []
-    if any(_PHRASE_ZH.search(item) for item in items):
-        items = []
-    phrases = list(dict.fromkeys(p for p in map(english, items) if p))
+    """A theme in another language, in English by `english`: a Chinese list of terms (`terms_zh`) term
+    by term, joined as theme_parts reads a list ("model pruning, quantization and knowledge
+    distillation"); any other theme as one phrase."""
+    phrases = list(dict.fromkeys(p for p in map(english, terms_zh(theme)) if p))
     if len(phrases) < 2:
         return phrases[0] if phrases else english(theme)
     return ", ".join(phrases[:-1]) + " and " + phrases[-1]

@@ -34,6 +34,7 @@ from rag.request_words import (
 from rag.tagger import make_tagger
 from rag.text import request_clauses, strip_citations
 from rag.theme_exclusions import without_exclusions
+from rag.theme_parts import terms_zh
 
 # "有哪些关于 X 的", "有什么新的": how a Chinese request for papers or research begins (rag/routing.py too).
 ASKS_ABOUT_ZH = r"有(?:哪些|什么)(?:关于[^？?。！!，,]{1,20}的|新的?|最新的?|相关的?)?"
@@ -117,10 +118,9 @@ def _read(request: str) -> _Reading:
     text = _LOOSE_PARTICLES_ZH.sub(" ", text)
     asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
     tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
-    # A relative clause after a theme's words qualifies them ("unified multimodal models that do both
-    # understanding and generation"): an aside. After a frame word it holds the theme ("papers that
-    # study X").
-    # (Not after a verb, "papers arguing that ...", nor after a weak word alone, "papers on models that reason".)
+    # A relative clause after a theme's words qualifies them ("unified multimodal models that do both understanding
+    # and generation"): an aside. After a frame word it holds the theme ("papers that study X"). (Not after a verb,
+    # "papers arguing that ...", nor after a weak word alone, "papers on models that reason".)
     for i, (at, _, token) in enumerate(tokens[1:], start=1):
         if token.lower() not in _RELATIVES:
             continue
@@ -330,21 +330,18 @@ _CORPUS_REQUEST = re.compile(
 
 
 def sole_theme(question: str) -> str:
-    """The theme a question nothing answers may be asking about: a corpus question's ("What do
-    most papers about X try to solve?"), or the one a question names when it names nothing else
-    ("Overall, what is said of FooBench?" → "FooBench"); "" when it asks about more ("How does
-    AlphaFold2 predict a protein's 3D structure from its sequence?" names a method, a structure and
-    a sequence: a question, not a theme)."""
+    """The theme a question nothing answers may be asking about: a corpus question's ("What do most papers
+    about X try to solve?"), or the one a question names when it names nothing else ("Overall, what is said
+    of FooBench?"); "" when it asks about more ("How does AlphaFold2 predict a protein's 3D structure from its sequence?")."""
     if CORPUS_QUESTION.search(question):
         return theme_of(question)
     runs = [run for run in _read(_asked(question)).runs if run[0] >= 1]
     return theme_of(question) if len(runs) == 1 else ""
 
 
-# A term the request puts in quotation marks, of two to six words: the name it gives its theme
-# ("I keep hearing about 'thinking with images'"); not one word ("Keep it 'short'"), nor an example
-# in brackets or after an aside's opener in its sentence (`_quoted`). A quotation mark opens after a
-# space or a line's start ("people's" has none).
+# A term the request puts in quotation marks, of two to six words: the name it gives its theme ("I keep
+# hearing about 'thinking with images'"); not one word ("Keep it 'short'"), nor an example in brackets or after
+# an aside's opener in its sentence (`_quoted`). A quotation mark opens after a space ("people's" has none).
 _QUOTED = re.compile(r"(?:(?<=\s)|^)['\"‘“](?P<term>[^'\"‘’“”?!.,;:\s]+(?:\s+[^'\"‘’“”?!.,;:\s]+){1,5})['\"’”](?!\w)")
 _IN_EXAMPLES = re.compile(rf"\b(?:{_EXAMPLE_OPENERS})\s(?:(?!\.\s+[A-Z])[^?!;:])*$", re.I)  # ("e.g." has full stops)
 
@@ -360,17 +357,21 @@ def _quoted(question: str) -> str:
 
 
 def theme_of(question: str) -> str:
-    """What a summary request is about ("" for the whole corpus)."""
+    """What a summary request is about ("" for the whole corpus). "、" lists terms ("模型剪枝、量化和知识
+    蒸馏"), else parts clauses as a comma does ("扩散模型的方法、数据集和评测指标", "知识蒸馏的论文、并比较")."""
+    theme = _theme_of(question)
+    return theme if "、" not in question or terms_zh(theme) else _theme_of(question.replace("、", "，"))
+
+
+def _theme_of(question: str) -> str:
     if _WHOLE_CORPUS.search(question):
         return ""
     question = _asked(question)
     if quoted := _quoted(question):
         return quoted  # the asker's own name for the theme
     if _CJK_CLAUSES.search(question):
-        # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型
-        # 加的都算"); the qualifiers would pull the theme's English phrase away from it. A question
-        # before the clause asking for the papers is context, not the theme ("怎么判断数据有没有被拿去
-        # 训练？成员推断攻击有什么新进展？").
+        # Chinese names its theme first and qualifies it after ("做水印的工作，给生成内容加的和给模型加的都算");
+        # a question before the clause asking for papers is context ("怎么判断…？成员推断攻击有什么新进展？").
         clauses = [c for c in _CJK_CLAUSES.split(question) if _theme_run(_THEME_FRAME_ZH.sub(" ", c))]
         question = next((c for c in clauses if _ASKS_FOR_PAPERS_ZH.search(c) or not _INTERROGATIVE_ZH.search(c)), clauses[0] if clauses else question)
         question = _THEME_FRAME_ZH.sub(" ", question)

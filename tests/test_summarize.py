@@ -51,7 +51,7 @@ def test_a_chinese_themes_clause_is_the_one_asking_for_papers_else_the_first() -
     assert theme_of("帮我梳理一下图神经网络的工作，节点分类和链接预测的都算") == "图神经网络"
     assert theme_of("模型为什么会过拟合？正则化方向有哪些新研究？") == "正则化"
     assert theme_of("蛋白质设计的论文有哪些？简单介绍一下") == "蛋白质设计"
-    assert theme_of("图像分割、目标检测方面有哪些研究？") == "图像分割"  # the first of the items listed, not a question
+    assert theme_of("图像分割、目标检测方面有哪些研究？") == "图像分割、目标检测"  # every item listed, not a question
 
 
 def test_a_theme_summary_counts_groups_and_cites_each_paper_in_its_own_words(corpus: Path) -> None:  # noqa: F811

@@ -296,6 +296,11 @@ def test_an_aside_of_examples_runs_over_their_commas() -> None:
         ("帮我梳理一下视频生成、图像编辑方向的论文", "视频生成、图像编辑"),
         # Examples after a full-width comma are still no theme.
         ("帮我梳理一下联邦学习相关的工作，包括隐私保护、客户端数据异构这些问题上的进展。", "联邦学习"),
+        # Where "、" parts a phrase's or a clause's words it parts clauses, as before.
+        ("总结一下扩散模型的方法、数据集和评测指标", "扩散模型"),
+        ("梳理一下强化学习、特别是离线强化学习的论文", "强化学习"),
+        ("有哪些关于模型量化的工作、尤其是低比特量化", "模型量化"),
+        ("总结一下知识蒸馏的论文、并比较它们的效果", "知识蒸馏"),
     ],
 )
 def test_a_chinese_list_of_themes_is_read_whole(question: str, theme: str) -> None:
@@ -337,3 +342,8 @@ def test_a_chinese_list_of_examples_or_of_a_phrases_parts_is_one_theme() -> None
     assert english_list("扩散模型在图像编辑、视频生成", english) == "<扩散模型在图像编辑、视频生成>"
     # "等变" is a word (equivariant), no "and the like": rotation- and translation-equivariant networks.
     assert english_list("旋转、平移等变网络", english) == "<旋转、平移等变网络>"
+    # After "等" a word that says nothing ("tasks"): the examples are the list.
+    assert english_list("图像分类、目标检测等任务上", english) == "<图像分类> and <目标检测>"
+    # "和" inside a word ("非饱和", "及其") parts no items.
+    assert english_list("非饱和激活函数、归一化", english) == "<非饱和激活函数> and <归一化>"
+    assert english_list("世界模型、离线强化学习与模仿学习", english) == "<世界模型>, <离线强化学习> and <模仿学习>"
