@@ -359,7 +359,9 @@ def list_items(theme: str) -> list[str]:
         if word in _CONJUNCTIONS_ZH and last[start:begin].strip():
             items.append(last[start:begin])
             start = end
-    return [item.strip() for item in [*firsts, *items, last[start:]] if item.strip()]
+    # ("视觉问答、图像描述、以及视觉定位": a conjunction may open an item after "、" too.)
+    stripped = (re.sub(rf"^(?:{'|'.join(sorted(_CONJUNCTIONS_ZH, key=len, reverse=True))})", "", i.strip()).strip() for i in [*firsts, *items, last[start:]])
+    return [item for item in stripped if item]
 
 
 _jieba_lock = threading.Lock()

@@ -85,12 +85,13 @@ _FULL_EXPANSION_AFTER_RE = re.compile(r"^\s*\([A-Z][^()]*\s[^()]*\)")
 _TOKEN_RE = re.compile(r"[^\W_](?:\w|-(?=[^\W_])|\.(?=\d))*")
 _PREPOSITION_BEFORE_RE = re.compile(
     r"\b(?:for|of|in|on|to|from|with|under|about"
-    # A tool the work uses or a foil it is set against, perhaps with a word or two of its own ("uses
+    # A tool the work uses or a foil it is set against, perhaps with a word or two of its own ("using
     # Principal Component Analysis (PCA)", "in contrast to standard autoregressive language models
-    # (ARLMs)"), is no name of its own.
-    # (Not "by", "via", "using": "a new framework via dynamic token routing (DTR)" names its own.)
-    r"|(?:uses?|employ(?:s|ing)?|leverag(?:e|es|ing)|adopt(?:s|ing)?|unlike|than|contrast\s+to"
-    r"|compared\s+(?:to|with)|such\s+as|including|based\s+on)(?:\s+(?!introduc|propos|present|develop|design)[a-z][\w-]*){0,2})\s*$",
+    # (ARLMs)"), is no name of its own; but a kind of thing "via"/"by"/"based on" one names its own
+    # ("a new framework via dynamic token routing (DTR)": _OWN_MEANS_RE), and so does "by building".
+    r"|(?:by|via|using|uses?|employ(?:s|ing)?|leverag(?:e|es|ing)|adopt(?:s|ing)?|unlike|than|contrast\s+to"
+    r"|compared\s+(?:to|with)|such\s+as|including|based\s+on)"
+    r"(?:\s+(?!introduc|propos|present|develop|design|build|construct|creat)[a-z][\w-]*){0,2})\s*$",
     re.IGNORECASE,
 )
 # "we propose a novel NAB method that ...": a coined token followed by one of
@@ -102,6 +103,7 @@ KIND_NOUNS = (
     r"|strategy|technique|system|pipeline|paradigm|agent|network|metric|suite|library|toolkit|engine"
     r"|platform|protocol|family|series|loss|layer|attack|scheme|solver|optimizer|policy)"
 )
+_OWN_MEANS_RE = re.compile(r"\b" + KIND_NOUNS + r"s?\s+(?:via|by|using|based\s+on)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
 _NAME_HEAD_NOUN_RE = re.compile(
     r"^\s+" + KIND_NOUNS + r"s?"
     r"(?=\s*(?:$|[,.;:(—]|\s(?:that|which|to|for|with|based|designed|tailored|where|whose|consisting)\b))"
@@ -242,7 +244,7 @@ def _acronym_definition_score(prefix: str, acronym: str, after: str) -> int:
     if not expansion:
         return 0
     head = prefix.rstrip()[: -len(expansion)]
-    if _PREPOSITION_BEFORE_RE.search(head) or _is_modifier(after):
+    if (_PREPOSITION_BEFORE_RE.search(head) and not _OWN_MEANS_RE.search(head)) or _is_modifier(after):
         # "methods for optimal transport (OT)", "optimal transport (OT) problems"
         return TOPIC_ACRONYM_SCORE
     bonus = _introduction_bonus("", after)

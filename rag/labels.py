@@ -150,11 +150,12 @@ _CLAUSE_RE = re.compile(
 _SUBORDINATE_RE = re.compile(r"(?:when|where|whenever|if|whereas|because|since|while|although|how|whether|once|as|so)\b", re.IGNORECASE)
 # "Latent Adaptation of Foundation Policies, a framework for ...": a name of plain words, which no rule
 # can tell from a phrase (rag.label_names), and what it is; a title writes "X: framework for ...".
-# (Its longer words capitalised, as a name's are, and no preposition first: not "For the first time, a
-# benchmark", "Application of graph random features, a recently introduced estimator".)
+# (Its longer words capitalised, as a name's are, no preposition first, no adverb alone: not "For the first
+# time, a benchmark", "Application of graph random features, a recently introduced estimator", "Recently, a".)
 _NAME_WORD = r"[^a-z\s,:;—][^\s,:;—]*"  # capitalised, or a symbol ("⌘V")
 _APPOSITIVE_GIST_RE = re.compile(
-    rf"^(?!(?:For|In|On|With|To|By|As|At|From|Of|Under|Via)\s)((?:(?:{_NAME_WORD}|[a-z]{{1,3}}) ){{0,5}}{_NAME_WORD})(?:,| —| -) (?:an?) (\S.*)$"
+    r"^(?!(?:For|In|On|With|To|By|As|At|From|Of|Under|Via)\s|(?:[A-Z][a-z]+ly|Here|Then|Thus|However|Moreover|Furthermore|Instead|Overall),)"
+    rf"((?:(?:{_NAME_WORD}|[a-z]{{1,3}}) ){{0,5}}{_NAME_WORD})(?:,| —| -) (?:an?) (\S.*)$"
 )
 _KIND_RE = re.compile(r"\b" + KIND_NOUNS + r"$", re.IGNORECASE)  # a singular kind: "search agent", not "language models"
 _QUOTES = "\"“”'‘’"

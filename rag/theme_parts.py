@@ -51,10 +51,10 @@ def theme_parts(theme: str) -> list[str]:
 # "LoRA、Adapter等参数高效微调": examples, then "等" ("and the like"), then the theme (not "等变", equivariant).
 _EXAMPLES_ZH = re.compile(r"^(?:[^、，]+、)+[^、，]+?等(?![变价距效式号同于级])(?=[\u4e00-\u9fff])")
 # A theme after "等" that says nothing of its own ("图像分类、目标检测等任务"): its examples are the list.
-_GENERIC_ZH = re.compile(r"^(?:任务|方法|模型|架构|技术|领域|方向|问题|场景|应用|工作|研究)[上中]?的?$")
+_GENERIC_ZH = re.compile(r"^(?:任务|方法|模型|架构|技术|领域|方向|方面|问题|场景|应用|工作|研究)[上中]?的?$")
 # An item with a particle or a preposition in it ("大模型的幻觉", "扩散模型在图像编辑"), or that opens
 # with an adverb or a verb ("特别是离线强化学习", "并比较它们"), is part of a phrase or a clause: no term.
-_NOT_A_TERM_ZH = re.compile(r"[的在等]|^(?:特别|尤其|并|而且|包括|比如|例如|如|主要|以及|还有)")
+_NOT_A_TERM_ZH = re.compile(r"[的在等]|^(?:特别|尤其|并(?![行发列联])|而且|包括|比如|例如|如(?!何)|主要|还有)")
 
 
 def terms_zh(theme: str) -> list[str]:

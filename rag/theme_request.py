@@ -359,8 +359,8 @@ def _quoted(question: str) -> str:
 def theme_of(question: str) -> str:
     """What a summary request is about ("" for the whole corpus). "、" lists terms ("模型剪枝、量化和知识
     蒸馏"), else parts clauses as a comma does ("扩散模型的方法、数据集和评测指标", "知识蒸馏的论文、并比较")."""
-    theme = _theme_of(question)
-    return theme if "、" not in question or terms_zh(theme) else _theme_of(question.replace("、", "，"))
+    theme, asked = _theme_of(question), _asked(question)  # (not what it leaves out, "除了A、B以外"; nor in brackets, "（不含A、B）")
+    return theme if "、" not in asked or terms_zh(theme) else _theme_of(re.sub(r"、(?![^（(]*[）)])", "，", asked))
 
 
 def _theme_of(question: str) -> str:

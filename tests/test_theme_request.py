@@ -301,6 +301,13 @@ def test_an_aside_of_examples_runs_over_their_commas() -> None:
         ("梳理一下强化学习、特别是离线强化学习的论文", "强化学习"),
         ("有哪些关于模型量化的工作、尤其是低比特量化", "模型量化"),
         ("总结一下知识蒸馏的论文、并比较它们的效果", "知识蒸馏"),
+        # A "、" in what the request leaves out, or in brackets, parts nothing of the theme.
+        ("除了视频生成、图像编辑以外，扩散模型有哪些新的论文？", "扩散模型"),
+        ("不包括视频生成、图像编辑，总结一下扩散模型的论文", "扩散模型"),
+        ("总结一下扩散模型的论文（不含视频生成、图像编辑）", "扩散模型"),
+        # A conjunction may open an item after "、"; "并行" is no "and also".
+        ("总结一下视觉问答、图像描述、以及视觉定位的论文", "视觉问答、图像描述、以及视觉定位"),
+        ("总结一下并行计算、比较学习的论文", "并行计算、比较学习"),
     ],
 )
 def test_a_chinese_list_of_themes_is_read_whole(question: str, theme: str) -> None:
@@ -347,3 +354,4 @@ def test_a_chinese_list_of_examples_or_of_a_phrases_parts_is_one_theme() -> None
     # "和" inside a word ("非饱和", "及其") parts no items.
     assert english_list("非饱和激活函数、归一化", english) == "<非饱和激活函数> and <归一化>"
     assert english_list("世界模型、离线强化学习与模仿学习", english) == "<世界模型>, <离线强化学习> and <模仿学习>"
+    assert english_list("视觉问答、图像描述、以及视觉定位", english) == "<视觉问答>, <图像描述> and <视觉定位>"
