@@ -348,6 +348,8 @@ def glossary() -> dict[str, tuple[str, ...]]:
 
 # Words that join the last two items of a Chinese list ("量化和知识蒸馏").
 _CONJUNCTIONS_ZH = frozenset({"和", "与", "及", "以及", "或", "或者", "跟"})
+# ... which may also open an item after "、" ("视觉问答、图像描述、以及视觉定位").
+_LEADING_CONJUNCTION_ZH = re.compile("^(?:" + "|".join(sorted(_CONJUNCTIONS_ZH, key=len, reverse=True)) + ")")
 
 
 def list_items(theme: str) -> list[str]:
@@ -359,8 +361,7 @@ def list_items(theme: str) -> list[str]:
         if word in _CONJUNCTIONS_ZH and last[start:begin].strip():
             items.append(last[start:begin])
             start = end
-    # ("视觉问答、图像描述、以及视觉定位": a conjunction may open an item after "、" too.)
-    stripped = (re.sub(rf"^(?:{'|'.join(sorted(_CONJUNCTIONS_ZH, key=len, reverse=True))})", "", i.strip()).strip() for i in [*firsts, *items, last[start:]])
+    stripped = (_LEADING_CONJUNCTION_ZH.sub("", item.strip()).strip() for item in [*firsts, *items, last[start:]])
     return [item for item in stripped if item]
 
 

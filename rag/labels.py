@@ -272,7 +272,7 @@ def _contribution_gist(sentences: list[str], max_words: int, verbs: frozenset[st
                 prefix = _CONTRIBUTION_PREFIX_RE.match(sentence)
                 verb = re.sub(r"i(?:es|ed)$", "y", prefix.group("verb")) if prefix else ""  # "studies" is "study"
                 later = _LATER_INTRO_RE.search(sentence, prefix.end()) if prefix and verb != "we" and not _GIST_VERB_RE.fullmatch(verb) else None
-                gist = sentence[later.end() :] if later else _CONTRIBUTION_PREFIX_RE.sub("", sentence, count=1)
+                gist = sentence[later.end() :] if later else sentence[prefix.end() :] if prefix else sentence
                 gist = _FILLER_OBJECT_RE.sub("", _LEADING_FRAME_RE.sub("", gist, count=1), count=1)
                 cut = _cut_phrase(gist, max_words, MIN_FALLBACK_GIST_WORDS, _FALLBACK_BOUNDARY_RE, verbs)
                 # Two words are a title when a clause was cut after them ("Graph transformers that scale ...").
